@@ -1,0 +1,114 @@
+"""ipyask: let an AI agent in a Jupyter kernel ask a human structured questions and approvals."""
+
+from ._abort import AbortController, AbortError, AbortSignal
+from ._agents import Agent, AgentRegistry
+from ._clock import Clock, LoopClock
+from ._errors import AskCancelledError, ErrorCode, HarnessError, UserQuestionError, restore_error
+from ._projection import (
+    PendingUserQuestion,
+    SettledUserQuestion,
+    UserQuestionProjectionView,
+    UserQuestionState,
+)
+from ._service import UserQuestions
+from ._session import (
+    MessageSource,
+    OtherEvent,
+    PtcDispatchEvent,
+    RequestHeaderEvent,
+    Session,
+    SessionEvent,
+    ToolCallEvent,
+    ToolErrorInfo,
+    ToolResultEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+    UserMessage,
+    UserMessageEvent,
+)
+from ._settlement import Settlement
+from ._timed_wait import TimedQuestionWait
+from ._tool import (
+    PENDING_NOTICE,
+    AskUserQuestionTool,
+    ToolDefinition,
+    ToolResult,
+    ask_user_question_definition,
+)
+from ._version import __version__
+from ._vocabulary import (
+    ApprovalDisplay,
+    ApprovalIntent,
+    ApprovalSubject,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionIntent,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    PendingAnswer,
+    PlanReviewIntent,
+    QuestionWait,
+    TimedUserQuestionResult,
+    UnknownIntent,
+    WaitFrame,
+)
+from ._waterfall import Answerer, Next
+
+__all__ = [
+    "PENDING_NOTICE",
+    "AbortController",
+    "AbortError",
+    "AbortSignal",
+    "Agent",
+    "AgentRegistry",
+    "Answerer",
+    "ApprovalDisplay",
+    "ApprovalIntent",
+    "ApprovalSubject",
+    "AskCancelledError",
+    "AskUserQuestionAnswer",
+    "AskUserQuestionAnswerItem",
+    "AskUserQuestionIntent",
+    "AskUserQuestionItem",
+    "AskUserQuestionOption",
+    "AskUserQuestionRequest",
+    "AskUserQuestionTool",
+    "Clock",
+    "ErrorCode",
+    "HarnessError",
+    "LoopClock",
+    "MessageSource",
+    "Next",
+    "OtherEvent",
+    "PendingAnswer",
+    "PendingUserQuestion",
+    "PlanReviewIntent",
+    "PtcDispatchEvent",
+    "QuestionWait",
+    "RequestHeaderEvent",
+    "Session",
+    "SessionEvent",
+    "SettledUserQuestion",
+    "Settlement",
+    "TimedQuestionWait",
+    "TimedUserQuestionResult",
+    "ToolCallEvent",
+    "ToolDefinition",
+    "ToolErrorInfo",
+    "ToolResult",
+    "ToolResultEvent",
+    "TurnEndEvent",
+    "TurnStartEvent",
+    "UnknownIntent",
+    "UserMessage",
+    "UserMessageEvent",
+    "UserQuestionError",
+    "UserQuestionProjectionView",
+    "UserQuestionState",
+    "UserQuestions",
+    "WaitFrame",
+    "__version__",
+    "ask_user_question_definition",
+    "restore_error",
+]

@@ -1,0 +1,426 @@
+"""``UserQuestions``: the service that asks the answerer waterfall and tracks timed questions."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import threading
+from collections.abc import AsyncGenerator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from weakref import WeakKeyDictionary, WeakSet
+
+from ._abort import AbortController, AbortSignal
+from ._agents import Agent, AgentRegistry
+from ._clock import Clock, LoopClock, call_on_loop
+from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
+from ._intents import check_intents
+from ._projection import (
+    ASK_USER_QUESTION_TOOL,
+    REPLY_SOURCE,
+    Projections,
+    UserQuestionProjectionView,
+)
+from ._session import (
+    MessageSource,
+    Session,
+    SessionEvent,
+    TurnEndEvent,
+    UserMessage,
+    UserMessageEvent,
+)
+from ._timed_wait import TimedQuestionWait
+from ._vocabulary import (
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    PendingAnswer,
+    QuestionWait,
+    TimedUserQuestionResult,
+    WaitFrame,
+)
+from ._waterfall import Answerer, Waterfall
+
+__all__ = ["MAX_TIMEOUT_MS", "UserQuestions"]
+
+MAX_TIMEOUT_MS = 2_147_483_647
+"""The longest foreground wait, in milliseconds (a positive 32-bit platform timer)."""
+
+RequestLike = AskUserQuestionRequest | Mapping[str, Any]
+
+
+@dataclass
+class _Reservation:
+    message_id: str
+    claimed_turn: int | None = None
+
+
+def _check_timeout(timeout_ms: object) -> int:
+    # bool is an int in Python but never a duration; an integral float (5.0) is the same number
+    # as 5, as in the reference; 1.5, NaN, infinities and non-numbers are refused.
+    if isinstance(timeout_ms, bool):
+        raise UserQuestionError.of("BAD_TIMEOUT")
+    if isinstance(timeout_ms, float) and math.isfinite(timeout_ms) and timeout_ms.is_integer():
+        timeout_ms = int(timeout_ms)
+    if not isinstance(timeout_ms, int) or not 1 <= timeout_ms <= MAX_TIMEOUT_MS:
+        raise UserQuestionError.of("BAD_TIMEOUT")
+    return timeout_ms
+
+
+def _as_request(request: RequestLike) -> AskUserQuestionRequest:
+    if isinstance(request, AskUserQuestionRequest):
+        return request
+    if not isinstance(request, Mapping):
+        raise TypeError(
+            "a request must be an AskUserQuestionRequest or a dict in wire form, "
+            f"not {type(request).__name__}"
+        )
+    return AskUserQuestionRequest.model_validate(dict(request))
+
+
+class UserQuestions:
+    """The user-questions service.
+
+    Owns the live agent registry (:attr:`agents`), the answerer waterfall, the timed waits of
+    ``ask_timed`` and the reply reservations of late answers. ``clock`` decides deadlines (the
+    running event loop's by default; :class:`ipyask.testing.ManualClock` in tests).
+    """
+
+    def __init__(self, *, clock: Clock | None = None) -> None:
+        self.clock: Clock = clock if clock is not None else LoopClock()
+        self.agents = AgentRegistry(on_enter=self._watch)
+        self._waterfall = Waterfall()
+        self._projections = Projections()
+        self._lock = threading.RLock()
+        self._waits: dict[Agent, dict[str, TimedQuestionWait]] = {}
+        self._replies: WeakKeyDictionary[Session, dict[str, _Reservation]] = WeakKeyDictionary()
+        self._watched: WeakSet[Session] = WeakSet()
+        self._lifetime = AbortController()
+
+    # -- answerers ---------------------------------------------------------------------------
+    def on_request(
+        self, answerer: Answerer, agent: Agent | None = None, prepend: bool = False
+    ) -> Callable[[], None]:
+        """Add ``answerer`` to the waterfall; returns an idempotent function that removes it.
+
+        ``agent`` scopes it to that agent and the agents it owns; ``prepend`` puts it first.
+        """
+        return self._waterfall.on(answerer, agent=agent, prepend=prepend)
+
+    # -- liveness ----------------------------------------------------------------------------
+    def _assert_live_root(self, agent: Agent) -> None:
+        if not isinstance(agent, Agent) or not self.agents.is_live(agent):
+            raise UserQuestionError.of("CALLER_NOT_LIVE")
+        if agent.owner is not None:
+            raise UserQuestionError.of("DELEGATED_CALLER")
+
+    # -- ask ---------------------------------------------------------------------------------
+    async def ask(self, request: RequestLike) -> AskUserQuestionAnswer:
+        """Ask the answerer waterfall and wait for the answer batch.
+
+        ``request`` is an :class:`AskUserQuestionRequest` or the same as a dict in wire form.
+        Raises :class:`UserQuestionError` (``ASK_ABORTED``, ``EMPTY_QUESTIONS``,
+        ``CALLER_NOT_LIVE``, ``DELEGATED_CALLER``, ``BAD_INTENT``, ``NO_PROVIDER``,
+        ``PROVIDER_ERROR`` or a code an answerer raised). Cancelling the awaiting task ends the
+        ask as ``ASK_ABORTED`` (an error that is also an ``asyncio.CancelledError``).
+        """
+        request = _as_request(request)
+        signal = request.signal
+        if (signal is not None and signal.aborted) or self._lifetime.signal.aborted:
+            raise UserQuestionError.of("ASK_ABORTED")
+        if not request.questions:
+            raise UserQuestionError.of("EMPTY_QUESTIONS")
+        agent = request.agent
+        if agent is not None:
+            self._assert_live_root(agent)
+        check_intents(request)
+
+        async def no_answerer() -> AskUserQuestionAnswer:
+            raise UserQuestionError.of("NO_PROVIDER")
+
+        dispatch = asyncio.ensure_future(self._waterfall.dispatch(request, agent, no_answerer))
+        try:
+            return await self._race(dispatch, signal)
+        except asyncio.CancelledError as cancelled:
+            if isinstance(cancelled, AskCancelledError):
+                raise
+            raise AskCancelledError.of("ASK_ABORTED", cause=cancelled) from cancelled
+        except Exception as error:
+            restored = restore_error(error)
+            if isinstance(restored, UserQuestionError):
+                raise restored from restored.__cause__
+            if (signal is not None and signal.aborted) or self._lifetime.signal.aborted:
+                raise UserQuestionError.of("ASK_ABORTED", cause=error) from error
+            if isinstance(error, HarnessError):
+                raise
+            provider = UserQuestionError(str(error) or type(error).__name__, "PROVIDER_ERROR")
+            raise provider from error
+
+    async def _race(
+        self, dispatch: asyncio.Future[AskUserQuestionAnswer], signal: AbortSignal | None
+    ) -> AskUserQuestionAnswer:
+        loop = asyncio.get_running_loop()
+        aborted: asyncio.Future[BaseException | None] = loop.create_future()
+        racers: set[asyncio.Future[Any]] = {dispatch, aborted}
+        sources = [s for s in (signal, self._lifetime.signal) if s is not None]
+
+        def wake(source: AbortSignal) -> Callable[[], None]:
+            def on_loop() -> None:
+                if not aborted.done():
+                    aborted.set_result(source.reason)
+
+            return lambda: call_on_loop(loop, on_loop)
+
+        forget = [source.add_listener(wake(source)) for source in sources]
+        try:
+            for source in sources:
+                if source.aborted:
+                    wake(source)()
+            await asyncio.wait(racers, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            dispatch.cancel()
+            raise
+        finally:
+            for remove in forget:
+                remove()
+        if dispatch.done():
+            return dispatch.result()
+        dispatch.cancel()
+        dispatch.add_done_callback(_consume)
+        reason = aborted.result()
+        raise UserQuestionError.of("ASK_ABORTED", cause=reason)
+
+    # -- timed questions ---------------------------------------------------------------------
+    async def ask_timed(
+        self, request: RequestLike, call_id: str, timeout_ms: int | float
+    ) -> TimedUserQuestionResult:
+        """Ask with a foreground wait of ``timeout_ms``; returns the answer or pending.
+
+        The request needs an agent. Pending (:class:`PendingAnswer`) means the question can still
+        be answered as a late reply. ``timeout_ms`` must be an integer from 1 to 2_147_483_647:
+        ``True``/``False``, ``1.5``, NaN and infinities raise ``BAD_TIMEOUT``; an integral float
+        such as ``5.0`` counts as ``5``.
+        """
+        timeout = _check_timeout(timeout_ms)
+        request = _as_request(request)
+        if not isinstance(call_id, str) or not call_id:
+            raise TypeError("call_id must be a non-empty string")
+        agent = request.agent
+        if agent is None:
+            raise UserQuestionError.of("CALLER_NOT_LIVE")
+        self._assert_live_root(agent)
+        with self._lock:
+            calls = self._waits.get(agent, {})
+            if call_id in calls:
+                raise UserQuestionError.of("DUPLICATE_WAIT")
+            self._waits[agent] = calls
+            wait = TimedQuestionWait(
+                self.clock.now_ms() + timeout,
+                parent=request.signal,
+                timeout=UserQuestionError.of("ASK_TIMED_OUT"),
+                clock=self.clock,
+            )
+            calls[call_id] = wait
+        forwarded = request.model_copy(
+            update={"signal": wait.signal, "wait": QuestionWait(call_id=call_id, timed=True)}
+        )
+        try:
+            try:
+                return await self.ask(forwarded)
+            except AskCancelledError:
+                raise
+            except Exception as error:
+                if wait.signal.aborted:
+                    raise _reason(wait.signal) from error
+                if isinstance(error, UserQuestionError) and error.code == "NO_PROVIDER":
+                    await wait.done()
+                    raise _reason(wait.signal) from error
+                raise
+        except AskCancelledError:
+            raise
+        except asyncio.CancelledError as cancelled:
+            raise AskCancelledError.of("ASK_ABORTED", cause=cancelled) from cancelled
+        except Exception as error:
+            if isinstance(error, UserQuestionError) and error.code == "ASK_TIMED_OUT":
+                return PendingAnswer(call_id=call_id)
+            if wait.signal.aborted:
+                raise UserQuestionError.of("ASK_ABORTED", cause=error) from error
+            raise
+        finally:
+            wait.close(UserQuestionError.of("ASK_ABORTED"))
+            with self._lock:
+                calls.pop(call_id, None)
+                if not calls and self._waits.get(agent) is calls:
+                    del self._waits[agent]
+
+    def live_wait(self, agent: Agent, call_id: str) -> TimedQuestionWait | None:
+        """The live foreground wait of ``call_id``, if any (for diagnostics and bridges)."""
+        with self._lock:
+            return self._waits.get(agent, {}).get(call_id)
+
+    async def attach_wait(
+        self, agent: Agent, call_id: str, signal: AbortSignal | None = None
+    ) -> AsyncGenerator[WaitFrame, None]:
+        """Claim a live timed wait: yields one :class:`WaitFrame`, then ends with the wait.
+
+        While at least one claim exists the host deadline is paused; closing the stream (or
+        aborting ``signal``) releases the claim. Yields nothing for an ended or unknown wait.
+        """
+        self._assert_live_root(agent)
+        wait = self.live_wait(agent, call_id)
+        if wait is None:
+            return
+        claim = wait.attach(signal)
+        try:
+            async for frame in claim:
+                yield frame
+        finally:
+            # Closing this stream must release the claim now, not when the inner one is collected.
+            await claim.aclose()
+
+    # -- late replies ------------------------------------------------------------------------
+    def answer(
+        self, agent: Agent, call_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any]
+    ) -> bool:
+        """Answer a continued question: steer the reply into the agent's session.
+
+        Returns ``False`` when the call is unknown, still open or settled. Raises
+        ``REPLY_QUEUED`` while a reply for it waits, and ``BAD_ANSWER`` when the batch does not
+        name each question exactly once. Safe to call from any thread.
+        """
+        self._assert_live_root(agent)
+        batch = (
+            answer
+            if isinstance(answer, AskUserQuestionAnswer)
+            else AskUserQuestionAnswer.model_validate(answer)
+        )
+        session = agent.session
+        self._watch(agent)
+        with self._lock:
+            row = self._projections.continued(session, call_id)
+            if row is None:
+                return False
+            if call_id in self._replies.get(session, {}) or any(
+                _is_reply(message, call_id) for message in session.next_turn + session.next_step
+            ):
+                raise UserQuestionError.of("REPLY_QUEUED")
+            ids = {item.id for item in batch.answers}
+            expected = [question.id for question in row.questions]
+            if (
+                len(ids) != len(batch.answers)
+                or len(expected) != len(batch.answers)
+                or any(qid not in ids for qid in expected)
+            ):
+                raise UserQuestionError.bad_answer(call_id, len(expected))
+            body = {
+                "kind": "answer_to_pending_question",
+                "tool": ASK_USER_QUESTION_TOOL,
+                "callId": call_id,
+                "questions": [question.to_wire() for question in row.questions],
+                "answers": [item.to_wire() for item in batch.answers],
+            }
+            message = UserMessage(
+                source=MessageSource(kind=REPLY_SOURCE, call_id=call_id, outcome="answered"),
+                content=[{"type": "text", "text": _compact(body)}],
+            )
+            self._replies.setdefault(session, {})[call_id] = _Reservation(message.id)
+            try:
+                session.steer(message)
+            except BaseException:
+                self._release(session, call_id, message.id)
+                raise
+            return True
+
+    def projection(self, session: Session | Agent) -> UserQuestionProjectionView:
+        """The session's questions: ``active`` (open or continued) and ``settled``."""
+        if isinstance(session, Agent):
+            session = session.session
+        return self._projections.view(session)
+
+    # -- reply reservations (a SessionListener) ---------------------------------------------
+    def _watch(self, agent: Agent) -> None:
+        session = agent.session
+        with self._lock:
+            if session in self._watched:
+                return
+            self._watched.add(session)
+        session.subscribe(self)
+
+    def _release(self, session: Session, call_id: str, message_id: str) -> None:
+        with self._lock:
+            held = self._replies.get(session, {})
+            reservation = held.get(call_id)
+            if reservation is not None and reservation.message_id == message_id:
+                del held[call_id]
+
+    def event_appended(self, session: Session, event: SessionEvent) -> None:
+        """Admission of a reply releases its reservation; a turn's end drops its claims."""
+        if isinstance(event, UserMessageEvent):
+            source = event.source
+            if source is not None and source.kind == REPLY_SOURCE and source.call_id:
+                self._release(session, source.call_id, event.message_id)
+        elif isinstance(event, TurnEndEvent):
+            with self._lock:
+                held = self._replies.get(session, {})
+                for call_id in [c for c, r in held.items() if r.claimed_turn == event.turn]:
+                    del held[call_id]
+
+    def message_claimed(self, session: Session, message: UserMessage, turn: int) -> None:
+        """A reply taken into a turn keeps (or, restored from elsewhere, gets) a reservation."""
+        source = message.source
+        if source is None or source.kind != REPLY_SOURCE or not source.call_id:
+            return
+        with self._lock:
+            held = self._replies.setdefault(session, {})
+            reservation = held.get(source.call_id)
+            if reservation is None:
+                held[source.call_id] = _Reservation(message.id, turn)
+            elif reservation.message_id == message.id:
+                reservation.claimed_turn = turn
+
+    def message_discarded(self, session: Session, message: UserMessage) -> None:
+        """A discarded reply releases its reservation: the question is answerable again."""
+        source = message.source
+        if source is not None and source.kind == REPLY_SOURCE and source.call_id:
+            self._release(session, source.call_id, message.id)
+
+    # -- lifetime ----------------------------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` ran."""
+        return self._lifetime.signal.aborted
+
+    async def aclose(self) -> None:
+        """Unload: every live wait and ask ends with ``ASK_ABORTED``."""
+        reason = UserQuestionError.of("ASK_ABORTED")
+        with self._lock:
+            waits = [wait for calls in self._waits.values() for wait in calls.values()]
+            self._waits.clear()
+        for wait in waits:
+            wait.close(reason)
+        self._lifetime.abort(reason)
+        await asyncio.sleep(0)
+
+    async def __aenter__(self) -> UserQuestions:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def _reason(signal: AbortSignal) -> BaseException:
+    return signal.reason if signal.reason is not None else UserQuestionError.of("ASK_ABORTED")
+
+
+def _is_reply(message: UserMessage, call_id: str) -> bool:
+    source = message.source
+    return source is not None and source.kind == REPLY_SOURCE and source.call_id == call_id
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()

@@ -1,0 +1,68 @@
+"""``Settlement``: a one-shot result an answerer awaits, settled from any thread."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Generator
+from typing import Any, Generic, TypeVar
+
+from ._clock import call_on_loop
+
+__all__ = ["Settlement"]
+
+T = TypeVar("T")
+
+
+class Settlement(Generic[T]):
+    """Awaited on the event loop that created it; settled once, from any thread.
+
+    Comm handlers may run on a subshell thread, where touching an asyncio future directly is
+    unsafe: :meth:`resolve` and :meth:`reject` decide the winner under a lock at once and wake
+    the loop thread-safely. The first settlement wins; later ones return ``False``.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._future: asyncio.Future[T] = self._loop.create_future()
+        self._lock = threading.Lock()
+        self._settled = False
+
+    @property
+    def settled(self) -> bool:
+        """Whether a result or an error was accepted."""
+        return self._settled
+
+    def _claim(self) -> bool:
+        with self._lock:
+            if self._settled:
+                return False
+            self._settled = True
+            return True
+
+    def resolve(self, value: T) -> bool:
+        """Settle with ``value``; returns whether this call won."""
+        if not self._claim():
+            return False
+
+        def settle() -> None:
+            if not self._future.done():
+                self._future.set_result(value)
+
+        call_on_loop(self._loop, settle)
+        return True
+
+    def reject(self, error: BaseException) -> bool:
+        """Settle with ``error``; returns whether this call won."""
+        if not self._claim():
+            return False
+
+        def settle() -> None:
+            if not self._future.done():
+                self._future.set_exception(error)
+
+        call_on_loop(self._loop, settle)
+        return True
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self._future.__await__()

@@ -1,0 +1,228 @@
+"""The user-questions vocabulary: options, intents, questions, requests and answers.
+
+Python attributes are snake_case; the wire form (JSON and dict input) is the specification's
+camelCase (``multiSelect``, ``callId``, ``remainingMs``). ``model_dump(by_alias=True,
+exclude_none=True)`` — or :func:`to_wire` — gives the wire form; ``model_validate`` accepts it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from ._abort import AbortSignal
+from ._agents import Agent
+
+__all__ = [
+    "ApprovalDisplay",
+    "ApprovalIntent",
+    "ApprovalSubject",
+    "AskUserQuestionAnswer",
+    "AskUserQuestionAnswerItem",
+    "AskUserQuestionIntent",
+    "AskUserQuestionItem",
+    "AskUserQuestionOption",
+    "AskUserQuestionRequest",
+    "LocalizedText",
+    "PendingAnswer",
+    "PlanReviewIntent",
+    "QuestionWait",
+    "TimedUserQuestionResult",
+    "UnknownIntent",
+    "WaitFrame",
+    "WireModel",
+    "to_wire",
+]
+
+
+class WireModel(BaseModel):
+    """Base of every wire shape: camelCase aliases, snake_case attributes, exact round-trips."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-native wire form (camelCase keys, absent fields left out)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def to_wire(model: WireModel) -> dict[str, Any]:
+    """The JSON-native wire form of any vocabulary model."""
+    return model.to_wire()
+
+
+class AskUserQuestionOption(WireModel):
+    """One selectable answer offered to the user."""
+
+    label: str
+    """User-facing text, and the value the model receives when chosen."""
+    description: str | None = None
+    """Optional help text for capable UIs."""
+
+
+class PlanReviewIntent(WireModel):
+    """A plan submitted for review: ``detail`` is the plan Markdown."""
+
+    kind: Literal["plan-review"] = "plan-review"
+    approve: str
+    """The option label that approves the plan; every other option declines it."""
+    call_id: str | None = None
+    """The logged tool call whose arguments hold the reviewed plan."""
+
+
+def _require_english(value: dict[str, str] | None) -> dict[str, str] | None:
+    if value is not None and "en" not in value:
+        raise ValueError("a localized text needs an 'en' entry")
+    return value
+
+
+LocalizedText = dict[str, str]
+"""A localized map ``{en, [locale]: text}``; ``en`` is required."""
+
+
+class ApprovalDisplay(WireModel):
+    """Localized question, detail and limited-grant label of an approval card."""
+
+    question: LocalizedText
+    detail: LocalizedText | None = None
+    approve: LocalizedText | None = None
+
+    _check_question = field_validator("question")(_require_english)
+    _check_detail = field_validator("detail", "approve")(_require_english)
+
+
+class ApprovalSubject(WireModel):
+    """Metadata for human recognition of what asks. Never an authorization identity."""
+
+    name: str
+    icon: str | None = None
+    """An icon URL the UI may load (only ``https:``, ``http:`` and ``data:image/`` are loaded)."""
+
+
+class ApprovalIntent(WireModel):
+    """A blocking permission decision with fixed actions and no free-text answer."""
+
+    kind: Literal["approval"] = "approval"
+    approve: str
+    """Option label granting the scope the caller describes."""
+    reject: str
+    """Option label refusing the requested access."""
+    always: str | None = None
+    """Optional persistent grant, offered only when the caller supports it."""
+    subject: ApprovalSubject | None = None
+    display: ApprovalDisplay | None = None
+
+
+class UnknownIntent(WireModel):
+    """An intent kind this version does not know: kept verbatim, presented as the generic flow."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: str
+
+
+def _intent_tag(value: Any) -> str:
+    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+    return kind if kind in ("plan-review", "approval") else "unknown"
+
+
+AskUserQuestionIntent = Annotated[
+    Annotated[PlanReviewIntent, Tag("plan-review")]
+    | Annotated[ApprovalIntent, Tag("approval")]
+    | Annotated[UnknownIntent, Tag("unknown")],
+    Discriminator(_intent_tag),
+]
+"""A presentation intent, discriminated by ``kind``; unknown kinds are kept, never rejected."""
+
+
+class AskUserQuestionItem(WireModel):
+    """One question in a request."""
+
+    id: str
+    """Stable caller-provided id, echoed in the answer."""
+    question: str
+    detail: str | None = None
+    """Supporting Markdown rendered with the question, never inside option labels."""
+    header: str | None = None
+    """A short heading or group label."""
+    options: list[AskUserQuestionOption] | None = None
+    multi_select: bool | None = None
+    """Whether more than one option may be chosen; absent means single-select."""
+    intent: AskUserQuestionIntent | None = None
+
+
+class QuestionWait(WireModel):
+    """How a request waits: keyed by ``call_id``; ``timed`` for a bounded foreground wait."""
+
+    call_id: str = Field(min_length=1)
+    timed: bool | None = None
+
+
+class AskUserQuestionRequest(WireModel):
+    """A request to the answerer waterfall.
+
+    ``agent`` and ``signal`` are live objects, never part of the wire form.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    questions: list[AskUserQuestionItem]
+    wait: QuestionWait | None = None
+    agent: Agent | None = Field(default=None, exclude=True)
+    signal: AbortSignal | None = Field(default=None, exclude=True)
+
+    @property
+    def call_id(self) -> str | None:
+        """The card key, when the request has one."""
+        return self.wait.call_id if self.wait is not None else None
+
+    @property
+    def timed(self) -> bool:
+        """Whether this is a timed foreground wait."""
+        return bool(self.wait is not None and self.wait.timed)
+
+
+class AskUserQuestionAnswerItem(WireModel):
+    """The answer to one question: chosen option labels and optional free text."""
+
+    id: str
+    selected: list[str]
+    custom: str | None = None
+
+
+class AskUserQuestionAnswer(WireModel):
+    """One answer item per question id."""
+
+    answers: list[AskUserQuestionAnswerItem]
+
+
+class PendingAnswer(WireModel):
+    """A timed question that got no answer batch in its window. It can still be answered.
+
+    Pending is not an empty answer, a refusal, a confirmation or an authorization.
+    """
+
+    pending: Literal[True] = True
+    call_id: str
+
+
+TimedUserQuestionResult = AskUserQuestionAnswer | PendingAnswer
+
+
+class WaitFrame(WireModel):
+    """One frame of :meth:`UserQuestions.attach_wait`: the host-computed remaining time."""
+
+    remaining_ms: int

@@ -1,0 +1,120 @@
+"""The scoped answerer waterfall behind ``user-questions/request``.
+
+Listeners run first-registered first (``prepend`` puts one at the front). Each either claims the
+request by returning an answer or delegates with ``return await next()``. A listener scoped to an
+agent receives only requests of that agent or of an agent it owns, directly or not; unscoped
+listeners receive every request, and agentless requests reach every listener.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from ._agents import Agent
+from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
+
+__all__ = ["Answerer", "Next", "Waterfall"]
+
+Next = Callable[[], Awaitable[AskUserQuestionAnswer]]
+"""Delegates the request to the rest of the waterfall."""
+
+AnswerLike = AskUserQuestionAnswer | dict[str, Any]
+
+
+class Answerer(Protocol):
+    """``async def answerer(request, next) -> AskUserQuestionAnswer`` (a wire dict also works)."""
+
+    def __call__(
+        self, request: AskUserQuestionRequest, next: Next, /
+    ) -> Awaitable[AnswerLike] | AnswerLike: ...
+
+
+class _Registration:
+    __slots__ = ("agent", "answerer")
+
+    def __init__(self, answerer: Answerer, agent: Agent | None) -> None:
+        self.answerer = answerer
+        self.agent = agent
+
+    def admits(self, agent: Agent | None) -> bool:
+        if agent is None or self.agent is None:
+            return True
+        return self.agent is agent or any(a is self.agent for a in agent.ancestors)
+
+
+class Waterfall:
+    """An ordered list of answerers, dispatched with a scope filter."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: list[_Registration] = []
+
+    def on(
+        self, answerer: Answerer, *, agent: Agent | None = None, prepend: bool = False
+    ) -> Callable[[], None]:
+        """Register ``answerer``; returns an idempotent function that removes it."""
+        if not callable(answerer):
+            raise TypeError(f"an answerer must be callable, not {type(answerer).__name__}")
+        if agent is not None and not isinstance(agent, Agent):
+            raise TypeError(f"agent must be an ipyask.Agent or None, not {type(agent).__name__}")
+        entry = _Registration(answerer, agent)
+        with self._lock:
+            if prepend:
+                self._entries.insert(0, entry)
+            else:
+                self._entries.append(entry)
+
+        def dispose() -> None:
+            with self._lock:
+                for index, known in enumerate(self._entries):
+                    if known is entry:
+                        del self._entries[index]
+                        return
+
+        return dispose
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    async def dispatch(
+        self,
+        request: AskUserQuestionRequest,
+        agent: Agent | None,
+        last: Callable[[], Awaitable[AskUserQuestionAnswer]],
+    ) -> AskUserQuestionAnswer:
+        """Run the eligible answerers in order; ``last`` runs when every one has delegated.
+
+        The chain is shared: each ``next()`` call moves it on by one, as in the reference.
+        """
+        with self._lock:
+            chain = [entry for entry in self._entries if entry.admits(agent)]
+
+        async def next_() -> AskUserQuestionAnswer:
+            if not chain:
+                return await last()
+            entry = chain.pop(0)
+            result = entry.answerer(request, next_)
+            if inspect.isawaitable(result):
+                result = await result
+            return _as_answer(result, entry.answerer)
+
+        return await next_()
+
+
+def _as_answer(value: object, answerer: object) -> AskUserQuestionAnswer:
+    if isinstance(value, AskUserQuestionAnswer):
+        return value
+    name = getattr(answerer, "__qualname__", type(answerer).__name__)
+    try:
+        return AskUserQuestionAnswer.model_validate(value)
+    except ValidationError as error:
+        raise TypeError(
+            f"answerer {name} returned {type(value).__name__}, not an answer batch "
+            f"{{answers: [{{id, selected, custom?}}]}}: {error.errors()[0]['msg']}"
+        ) from error

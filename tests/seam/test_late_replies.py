@@ -1,0 +1,238 @@
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+import ipyask
+from ipyask import UserQuestionError
+
+from .conftest import answer
+
+TIMED_TOOL = ipyask.ask_user_question_definition("timed").to_wire()
+QUESTIONS = [
+    {"id": "q1", "question": "Database?", "options": [{"label": "Postgres"}, {"label": "SQLite"}]},
+    {"id": "q2", "question": "Name?"},
+]
+
+
+def continued(agent: ipyask.Agent, call_id: str = "c1") -> None:
+    session = agent.session
+    session.append({"type": "request/header", "tools": [TIMED_TOOL]})
+    session.append(
+        {
+            "type": "tool/call",
+            "callId": call_id,
+            "name": "ask_user_question",
+            "arguments": json.dumps({"questions": QUESTIONS}),
+        }
+    )
+    session.append(
+        {
+            "type": "tool/result",
+            "callId": call_id,
+            "content": json.dumps({"pending": True, "callId": call_id, "message": "m"}),
+        }
+    )
+
+
+BATCH = {
+    "answers": [{"id": "q1", "selected": ["SQLite"]}, {"id": "q2", "selected": [], "custom": "db"}]
+}
+
+
+def test_a_late_reply_is_steered_as_a_user_message(svc, agent) -> None:
+    continued(agent)
+    assert svc.answer(agent, "c1", BATCH) is True
+    assert agent.session.next_turn == ()
+    (message,) = agent.session.next_step
+    assert message.source is not None
+    assert message.source.to_wire() == {
+        "kind": "user-question-reply",
+        "callId": "c1",
+        "outcome": "answered",
+    }
+    text = message.content[0]["text"]  # type: ignore[index]
+    assert text == json.dumps(
+        {
+            "kind": "answer_to_pending_question",
+            "tool": "ask_user_question",
+            "callId": "c1",
+            "questions": QUESTIONS,
+            "answers": BATCH["answers"],
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    # Still active until the agent admits it.
+    assert [row.state for row in svc.projection(agent.session).active] == ["continued"]
+    event = agent.session.admit()
+    assert event is not None and event.message_id == message.id
+    view = svc.projection(agent.session)
+    assert view.active == []
+    assert view.to_wire()["settled"] == [{"callId": "c1", "answers": BATCH["answers"]}]
+    assert svc.answer(agent, "c1", BATCH) is False
+
+
+def test_open_unknown_and_untracked_calls_return_false(svc, agent) -> None:
+    assert svc.answer(agent, "nope", BATCH) is False
+    agent.session.append({"type": "request/header", "tools": [TIMED_TOOL]})
+    agent.session.append(
+        {
+            "type": "tool/call",
+            "callId": "open",
+            "name": "ask_user_question",
+            "arguments": json.dumps({"questions": QUESTIONS}),
+        }
+    )
+    assert svc.answer(agent, "open", BATCH) is False
+    assert agent.session.next_step == ()
+
+
+def test_reply_queued_is_checked_before_bad_answer(svc, agent) -> None:
+    continued(agent)
+    assert svc.answer(agent, "c1", BATCH)
+    with pytest.raises(UserQuestionError) as caught:
+        svc.answer(agent, "c1", {"answers": []})
+    assert caught.value.code == "REPLY_QUEUED"
+    assert str(caught.value) == "a reply is already queued for this question"
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        {"answers": []},
+        {"answers": [{"id": "q1", "selected": []}]},
+        {"answers": [{"id": "q1", "selected": []}, {"id": "q1", "selected": []}]},
+        {"answers": [{"id": "q1", "selected": []}, {"id": "zz", "selected": []}]},
+        {
+            "answers": [
+                {"id": "q1", "selected": []},
+                {"id": "q2", "selected": []},
+                {"id": "q3", "selected": []},
+            ]
+        },
+    ],
+)
+def test_a_batch_must_name_each_question_exactly_once(svc, agent, batch) -> None:
+    continued(agent)
+    with pytest.raises(UserQuestionError) as caught:
+        svc.answer(agent, "c1", batch)
+    assert caught.value.code == "BAD_ANSWER"
+    assert (
+        str(caught.value)
+        == "the answer batch for c1 must name each of its 2 questions exactly once"
+    )
+    assert agent.session.next_step == ()
+
+
+def test_a_discarded_reply_makes_the_question_answerable_again(svc, agent) -> None:
+    continued(agent)
+    svc.answer(agent, "c1", BATCH)
+    (message,) = agent.session.next_step
+    assert agent.session.discard(message)
+    assert [row.call_id for row in svc.projection(agent.session).active] == ["c1"]
+    assert svc.answer(agent, "c1", BATCH) is True
+
+
+def test_a_reply_claimed_by_a_turn_that_ends_unadmitted_is_released(svc, agent) -> None:
+    continued(agent)
+    svc.answer(agent, "c1", BATCH)
+    claimed = agent.session.claim(turn=3)
+    assert claimed is not None and agent.session.next_step == ()
+    with pytest.raises(UserQuestionError, match="already queued"):
+        svc.answer(agent, "c1", BATCH)
+    agent.session.end_turn(4)
+    with pytest.raises(UserQuestionError, match="already queued"):
+        svc.answer(agent, "c1", BATCH)
+    agent.session.end_turn(3)
+    assert svc.answer(agent, "c1", BATCH) is True
+
+
+def test_a_claimed_reply_admitted_in_its_turn_settles(svc, agent) -> None:
+    continued(agent)
+    svc.answer(agent, "c1", BATCH)
+    claimed = agent.session.claim(turn=1)
+    assert agent.session.admit(claimed) is not None
+    assert svc.projection(agent).settled[0].call_id == "c1"
+
+
+def test_a_reply_restored_from_elsewhere_is_reserved_when_claimed(svc, agent) -> None:
+    continued(agent)
+    restored = ipyask.UserMessage(
+        source=ipyask.MessageSource(kind="user-question-reply", call_id="c1", outcome="answered"),
+        content="{}",
+    )
+    agent.session.follow_up(restored)
+    with pytest.raises(UserQuestionError, match="already queued"):
+        svc.answer(agent, "c1", BATCH)  # found in the inbox
+    agent.session.claim(turn=1)
+    with pytest.raises(UserQuestionError, match="already queued"):
+        svc.answer(agent, "c1", BATCH)  # found as a reservation
+    agent.session.admit(restored.id)
+    assert svc.projection(agent).to_wire()["settled"] == [{"callId": "c1", "answers": []}]
+
+
+def test_a_failing_steer_releases_the_reservation(svc, agent, monkeypatch) -> None:
+    continued(agent)
+
+    def broken(message):
+        raise RuntimeError("inbox full")
+
+    monkeypatch.setattr(agent.session, "steer", broken)
+    with pytest.raises(RuntimeError, match="inbox full"):
+        svc.answer(agent, "c1", BATCH)
+    monkeypatch.undo()
+    assert svc.answer(agent, "c1", BATCH) is True
+
+
+def test_answer_checks_liveness(svc, agent) -> None:
+    continued(agent)
+    child = svc.agents.enter(ipyask.Agent("child", owner=agent))
+    with pytest.raises(UserQuestionError) as caught:
+        svc.answer(child, "c1", BATCH)
+    assert caught.value.code == "DELEGATED_CALLER"
+    with pytest.raises(UserQuestionError) as caught:
+        svc.answer(ipyask.Agent("main"), "c1", BATCH)
+    assert caught.value.code == "CALLER_NOT_LIVE"
+
+
+def test_concurrent_answers_from_threads_queue_exactly_one_reply(svc, agent) -> None:
+    continued(agent)
+    outcomes: list[object] = []
+    barrier = threading.Barrier(8)
+
+    def submit() -> None:
+        barrier.wait()
+        try:
+            outcomes.append(svc.answer(agent, "c1", BATCH))
+        except UserQuestionError as error:
+            outcomes.append(error.code)
+
+    threads = [threading.Thread(target=submit) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(map(str, outcomes)) == ["REPLY_QUEUED"] * 7 + ["True"]
+    assert len(agent.session.next_step) == 1
+
+
+async def test_the_full_timed_flow_through_the_tool(svc, agent, clock) -> None:
+    tool = ipyask.AskUserQuestionTool(svc, mode="timed", timeout=5)
+    args = {"questions": [{"id": "q1", "question": "Database?", "options": [{"label": "SQLite"}]}]}
+    import asyncio
+
+    task = asyncio.ensure_future(tool.execute(args, call_id="c9", agent=agent))
+    await asyncio.sleep(0)
+    assert [row.state for row in svc.projection(agent).active] == ["open"]
+    clock.advance(5000)
+    result = await task
+    assert json.loads(result.content)["pending"] is True
+    assert [row.state for row in svc.projection(agent).active] == ["continued"]
+    assert svc.answer(agent, "c9", answer(("q1", ["SQLite"]))) is True
+    agent.session.admit()
+    assert svc.projection(agent).to_wire()["settled"] == [
+        {"callId": "c9", "answers": [{"id": "q1", "selected": ["SQLite"]}]}
+    ]

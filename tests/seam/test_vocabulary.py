@@ -1,0 +1,165 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+import ipyask
+from ipyask import (
+    ApprovalIntent,
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    PlanReviewIntent,
+    UnknownIntent,
+)
+
+
+def test_wire_form_is_camel_case_and_attributes_snake_case() -> None:
+    item = AskUserQuestionItem.model_validate(
+        {"id": "q", "question": "Q?", "multiSelect": True, "options": [{"label": "A"}]}
+    )
+    assert item.multi_select is True
+    assert item.to_wire() == {
+        "id": "q",
+        "question": "Q?",
+        "multiSelect": True,
+        "options": [{"label": "A"}],
+    }
+    request = AskUserQuestionRequest.model_validate(
+        {"questions": [item.to_wire()], "wait": {"callId": "c1", "timed": True}}
+    )
+    assert request.call_id == "c1"
+    assert request.timed
+    assert request.to_wire()["wait"] == {"callId": "c1", "timed": True}
+    assert ipyask.PendingAnswer(call_id="c1").to_wire() == {"pending": True, "callId": "c1"}
+    assert ipyask.WaitFrame(remaining_ms=5).to_wire() == {"remainingMs": 5}
+
+
+def test_snake_case_input_is_accepted_too() -> None:
+    item = AskUserQuestionItem(id="q", question="Q?", multi_select=False)
+    assert item.to_wire() == {"id": "q", "question": "Q?", "multiSelect": False}
+
+
+def test_agent_and_signal_never_reach_the_wire() -> None:
+    controller = ipyask.AbortController()
+    request = AskUserQuestionRequest(
+        questions=[], agent=ipyask.Agent("a"), signal=controller.signal
+    )
+    assert request.to_wire() == {"questions": []}
+
+
+def test_intents_are_discriminated_by_kind() -> None:
+    plan = AskUserQuestionItem.model_validate(
+        {
+            "id": "p",
+            "question": "Q",
+            "intent": {"kind": "plan-review", "approve": "Go", "callId": "c"},
+        }
+    )
+    assert isinstance(plan.intent, PlanReviewIntent)
+    assert plan.intent.call_id == "c"
+    approval = AskUserQuestionItem.model_validate(
+        {
+            "id": "a",
+            "question": "Q",
+            "intent": {
+                "kind": "approval",
+                "approve": "Allow",
+                "reject": "Deny",
+                "always": "Always",
+                "subject": {"name": "shell", "icon": "https://example.test/i.png"},
+                "display": {"question": {"en": "Run?", "zh": "运行？"}},
+            },
+        }
+    )
+    assert isinstance(approval.intent, ApprovalIntent)
+    assert approval.intent.subject is not None and approval.intent.subject.name == "shell"
+
+
+def test_unknown_intent_kinds_are_kept_verbatim() -> None:
+    wire = {"id": "m", "question": "Q", "intent": {"kind": "member-question", "brief": {"x": 1}}}
+    item = AskUserQuestionItem.model_validate(wire)
+    assert isinstance(item.intent, UnknownIntent)
+    assert item.to_wire() == wire
+
+
+def test_localized_display_needs_english() -> None:
+    with pytest.raises(ValidationError, match="'en' entry"):
+        ApprovalIntent.model_validate(
+            {"approve": "A", "reject": "R", "display": {"question": {"zh": "运行？"}}}
+        )
+
+
+def test_bad_shapes_are_rejected_with_the_field_named() -> None:
+    with pytest.raises(ValidationError, match="selected"):
+        AskUserQuestionAnswer.model_validate({"answers": [{"id": "q"}]})
+    with pytest.raises(ValidationError, match="multi_select_x"):
+        AskUserQuestionItem.model_validate({"id": "q", "question": "Q", "multi_select_x": 1})
+
+
+text = st.text(max_size=12)
+options = st.lists(
+    st.fixed_dictionaries({"label": text}, optional={"description": text}), max_size=4
+)
+intents = st.one_of(
+    st.fixed_dictionaries(
+        {"kind": st.just("plan-review"), "approve": text}, optional={"callId": text}
+    ),
+    st.fixed_dictionaries(
+        {"kind": st.just("approval"), "approve": text, "reject": text},
+        optional={
+            "always": text,
+            "subject": st.fixed_dictionaries({"name": text}, optional={"icon": text}),
+            "display": st.fixed_dictionaries(
+                {"question": st.fixed_dictionaries({"en": text})},
+                optional={"detail": st.fixed_dictionaries({"en": text, "fr": text})},
+            ),
+        },
+    ),
+    st.fixed_dictionaries({"kind": st.sampled_from(["member-question", "x"]), "note": text}),
+)
+questions = st.fixed_dictionaries(
+    {"id": text, "question": text},
+    optional={
+        "detail": text,
+        "header": text,
+        "options": options,
+        "multiSelect": st.booleans(),
+        "intent": intents,
+    },
+)
+requests = st.fixed_dictionaries(
+    {"questions": st.lists(questions, max_size=3)},
+    optional={
+        "wait": st.fixed_dictionaries(
+            {"callId": text.filter(bool)}, optional={"timed": st.booleans()}
+        )
+    },
+)
+answers = st.fixed_dictionaries(
+    {
+        "answers": st.lists(
+            st.fixed_dictionaries(
+                {"id": text, "selected": st.lists(text, max_size=3)}, optional={"custom": text}
+            ),
+            max_size=3,
+        )
+    }
+)
+
+
+@given(requests)
+def test_requests_round_trip_through_json_exactly(wire: dict[str, object]) -> None:
+    model = AskUserQuestionRequest.model_validate_json(json.dumps(wire))
+    assert model.to_wire() == wire
+    assert AskUserQuestionRequest.model_validate(model.to_wire()) == model
+
+
+@given(answers)
+def test_answers_round_trip_through_json_exactly(wire: dict[str, object]) -> None:
+    model = AskUserQuestionAnswer.model_validate_json(json.dumps(wire))
+    assert json.loads(model.model_dump_json(by_alias=True, exclude_none=True)) == wire
