@@ -54,6 +54,8 @@ from ._vocabulary import (
     WaitFrame,
 )
 from ._waterfall import Answerer, Next
+from .bridge import QuestionPanel
+from .bridge._quick import approve, ask, default_panel, default_service
 
 __all__ = [
     "PENDING_NOTICE",
@@ -85,6 +87,7 @@ __all__ = [
     "PendingUserQuestion",
     "PlanReviewIntent",
     "PtcDispatchEvent",
+    "QuestionPanel",
     "QuestionWait",
     "RequestHeaderEvent",
     "Session",
@@ -109,6 +112,10 @@ __all__ = [
     "UserQuestions",
     "WaitFrame",
     "__version__",
+    "approve",
+    "ask",
     "ask_user_question_definition",
+    "default_panel",
+    "default_service",
     "restore_error",
 ]

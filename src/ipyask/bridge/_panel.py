@@ -1,0 +1,212 @@
+"""``QuestionPanel``: the notebook as a waterfall answerer.
+
+Every request the panel claims becomes a card in its synced state; the person's answer settles
+the request. Comm handlers may run on a subshell thread, so every view message is handled on the
+event loop (``call_soon_threadsafe``), and every settlement goes through a thread-safe
+:class:`~ipyask.Settlement`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._agents import Agent
+from .._clock import call_on_loop
+from .._errors import UserQuestionError
+from .._service import UserQuestions
+from .._settlement import Settlement
+from .._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
+from .._waterfall import Next
+from ..widget import Card, QuestionWidget, ViewMessage
+from ._claims import ClaimTracker
+from ._routing import ViewRouter
+from ._sessions import ContinuedCards
+from ._transcript import record
+
+__all__ = ["QuestionPanel"]
+
+HEARTBEAT_TIMEOUT_MS = 15_000
+"""A view that sent no heartbeat for this long has gone: its claims are released."""
+
+
+class _Delegate:
+    """Settles a card when its panel closes: the request goes on down the waterfall."""
+
+
+_DELEGATE = _Delegate()
+
+
+@dataclass
+class Live:
+    """A request the panel holds while the person decides."""
+
+    key: str
+    request: AskUserQuestionRequest
+    settlement: Settlement[AskUserQuestionAnswer | _Delegate] = field(default_factory=Settlement)
+
+    @property
+    def agent(self) -> Agent | None:
+        return self.request.agent
+
+    @property
+    def call_id(self) -> str | None:
+        return self.request.call_id
+
+
+class QuestionPanel(QuestionWidget):
+    """Shows every request of ``service`` as a card and settles it from the person's answer.
+
+    ``agent`` scopes the panel to that agent (and the agents it owns); several panels may exist.
+    Closing the panel (``panel.close()``) unregisters it: later requests, and the ones it still
+    held, go on down the waterfall.
+    """
+
+    def __init__(
+        self,
+        service: UserQuestions,
+        *,
+        agent: Agent | None = None,
+        heartbeat_timeout_ms: float = HEARTBEAT_TIMEOUT_MS,
+        language: str = "",
+        **unknown: Any,
+    ) -> None:
+        if not isinstance(service, UserQuestions):
+            raise TypeError(f"QuestionPanel needs an ipyask.UserQuestions, not {service!r}")
+        super().__init__(language=language, **unknown)
+        self.service = service
+        self.agent = agent
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._live: dict[str, Live] = {}
+        self._closed = False
+        self._records: list[str] = []
+        self._transcript: Any = None
+        self._guard = threading.Lock()
+        self.claims = ClaimTracker(service, self._send_frame, heartbeat_timeout_ms)
+        self.continued = ContinuedCards(self)
+        self._router = ViewRouter(self)
+        self.on_view_message(self._receive)
+        self._off = service.on_request(self._answer, agent=agent)
+
+    # -- the answerer ------------------------------------------------------------------------
+    def _new_key(self, request: AskUserQuestionRequest) -> str:
+        call_id = request.call_id
+        if call_id is None:
+            return f"q-{uuid.uuid4().hex[:12]}"
+        owner = request.agent.id if request.agent is not None else "-"
+        key = f"{owner}:{call_id}"
+        return key if key not in self._live else f"{key}#{uuid.uuid4().hex[:6]}"
+
+    async def _answer(self, request: AskUserQuestionRequest, next: Next) -> AskUserQuestionAnswer:
+        if self._closed:
+            return await next()
+        self._loop = asyncio.get_running_loop()
+        key = self._new_key(request)
+        wait = "timed" if request.timed else ("indefinite" if request.call_id else "none")
+        self.continued.forget(key)
+        self.set_card(
+            Card(key=key, call_id=request.call_id, wait=wait, questions=request.questions)
+        )
+        live = Live(key, request)
+        self._live[key] = live
+        try:
+            outcome = await live.settlement
+        except asyncio.CancelledError:
+            self._settled_without_answer(live)
+            raise
+        except UserQuestionError as error:
+            if error.code == "ASK_TIMED_OUT":
+                self.continued.after_timeout(live)
+            else:
+                self._mark(key, "cancelled", error.message)
+            raise
+        finally:
+            self._live.pop(key, None)
+            self.claims.release(key)
+        if isinstance(outcome, _Delegate):
+            self.remove_card(key)
+            return await next()
+        self._mark(key, "answered", answer=outcome)
+        return outcome
+
+    def _settled_without_answer(self, live: Live) -> None:
+        signal = live.request.signal
+        reason = signal.reason if signal is not None and signal.aborted else None
+        if isinstance(reason, UserQuestionError) and reason.code == "ASK_TIMED_OUT":
+            self.continued.after_timeout(live)
+        elif not self._closed:
+            self._mark(live.key, "cancelled", "The agent stopped waiting for this question.")
+
+    # -- card outcomes -----------------------------------------------------------------------
+    def _mark(
+        self,
+        key: str,
+        status: str,
+        notice: str | None = None,
+        answer: AskUserQuestionAnswer | None = None,
+    ) -> None:
+        try:
+            card = self.update_card(key, status=status, notice=notice, answer=answer)  # type: ignore[arg-type]
+        except KeyError:
+            return
+        outcome = {"answered": "Answered", "cancelled": "Cancelled", "expired": "Expired"}
+        self.write_record(record(card.questions, outcome.get(status, status), answer, card.call_id))
+
+    def write_record(self, markdown: str) -> None:
+        """Append a Markdown record to the transcript shown under the panel."""
+        self._records.append(markdown)
+        handle = self._transcript
+        if handle is not None:
+            from IPython.display import Markdown
+
+            handle.update(Markdown("\n\n".join(self._records)))  # type: ignore[no-untyped-call]
+
+    @property
+    def records(self) -> list[str]:
+        """The Markdown records of every settled card, oldest first."""
+        return list(self._records)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import Markdown, display
+
+        display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]
+        if self._transcript is None:
+            transcript = Markdown("\n\n".join(self._records))  # type: ignore[no-untyped-call]
+            self._transcript = display(transcript, display_id=True)  # type: ignore[no-untyped-call]
+
+    def _send_frame(self, key: str, remaining_ms: int) -> None:
+        if key in self._live and not self._closed:
+            self.send_frame(key, remaining_ms)
+
+    def live(self, key: str) -> Live | None:
+        """The request behind pending card ``key``."""
+        return self._live.get(key)
+
+    # -- view messages -----------------------------------------------------------------------
+    def _receive(self, message: ViewMessage) -> None:
+        # Possibly on a subshell thread: handle on the loop, where the cards and waits live.
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self._router.handle(message)
+        else:
+            call_on_loop(loop, lambda: self._router.handle(message))
+
+    # -- lifetime ----------------------------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        """Whether the panel was closed (it no longer answers)."""
+        return self._closed
+
+    def close(self) -> None:
+        """Stop answering: unregister, hand held requests down the waterfall, close the widget."""
+        if hasattr(self, "_off") and not self._closed:
+            self._closed = True
+            self._off()
+            self.claims.close()
+            self.continued.close()
+            for live in list(self._live.values()):
+                live.settlement.resolve(_DELEGATE)
+        super().close()

@@ -1,0 +1,137 @@
+"""One-liners on a default service and panel: ``await ipyask.ask(...)`` and ``approve(...)``.
+
+The first call in a cell shows the default panel in that cell's output; later calls in the same
+cell reuse it. Outside IPython nothing is displayed and the default service answers only through
+the answerers registered on it (``default_service().on_request(...)``), else ``NO_PROVIDER``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .._service import UserQuestions
+from .._vocabulary import AskUserQuestionAnswerItem, AskUserQuestionRequest
+from ._panel import QuestionPanel
+
+__all__ = ["approve", "ask", "default_panel", "default_service"]
+
+_service: UserQuestions | None = None
+_panel: QuestionPanel | None = None
+_shown_in: set[str] = set()
+
+
+def default_service() -> UserQuestions:
+    """The service behind :func:`ask` and :func:`approve` (created on first use)."""
+    global _service
+    if _service is None or _service.closed:
+        _service = UserQuestions()
+    return _service
+
+
+def default_panel() -> QuestionPanel:
+    """The panel of the default service (created on first use)."""
+    global _panel
+    if _panel is None or _panel.closed:
+        _panel = QuestionPanel(default_service())
+        _shown_in.clear()
+    return _panel
+
+
+def _cell_id() -> str | None:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return None
+    shell = get_ipython()
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return None
+    try:
+        parent = kernel.get_parent("shell")
+    except TypeError:  # ipykernel 6 takes no channel
+        parent = kernel.get_parent()
+    header = parent.get("header", {}) if isinstance(parent, dict) else {}
+    msg_id = header.get("msg_id")
+    return msg_id if isinstance(msg_id, str) else None
+
+
+def _show() -> None:
+    panel = default_panel()
+    cell = _cell_id()
+    if cell is not None and cell not in _shown_in:
+        from IPython.display import display
+
+        _shown_in.add(cell)
+        display(panel)  # type: ignore[no-untyped-call]
+
+
+def _value(item: AskUserQuestionAnswerItem, multi_select: bool) -> str | list[str] | None:
+    custom = item.custom if item.custom is not None and item.custom.strip() else None
+    if multi_select:
+        return [*item.selected, *([custom] if custom is not None else [])]
+    if custom is not None:
+        return custom
+    return item.selected[0] if item.selected else None
+
+
+async def ask(
+    question: str,
+    options: Sequence[str] = (),
+    *,
+    multi_select: bool = False,
+    header: str | None = None,
+    detail: str | None = None,
+) -> str | list[str] | None:
+    """Ask one question on the default panel and return the person's answer.
+
+    Single-select: the chosen label, or the typed "Other" text, or ``None`` when skipped.
+    Multi-select: the chosen labels, with typed text last (``[]`` when skipped).
+    """
+    item: dict[str, Any] = {"id": "answer", "question": question, "multiSelect": multi_select}
+    if options:
+        item["options"] = [{"label": label} for label in options]
+    if header is not None:
+        item["header"] = header
+    if detail is not None:
+        item["detail"] = detail
+    _show()
+    answer = await default_service().ask(
+        AskUserQuestionRequest.model_validate({"questions": [item]})
+    )
+    return _value(answer.answers[0], multi_select)
+
+
+async def approve(
+    question: str,
+    *,
+    detail: str = "",
+    subject: str | None = None,
+    icon: str | None = None,
+    approve: str = "Approve",
+    reject: str = "Reject",
+    always: str | None = None,
+) -> str:
+    """Ask for a permission decision on the default panel; returns the chosen label.
+
+    The card offers Reject and Approve (allow once), and Always allow when ``always`` names a
+    label for it. ``subject`` names who asks (``icon``: an https/http/data:image URL).
+    """
+    labels = [reject, approve, *([always] if always is not None else [])]
+    intent: dict[str, Any] = {"kind": "approval", "approve": approve, "reject": reject}
+    if always is not None:
+        intent["always"] = always
+    if subject is not None:
+        intent["subject"] = {"name": subject, **({"icon": icon} if icon else {})}
+    item = {
+        "id": "approval",
+        "question": question,
+        "detail": detail,
+        "options": [{"label": label} for label in labels],
+        "intent": intent,
+    }
+    _show()
+    answer = await default_service().ask(
+        AskUserQuestionRequest.model_validate({"questions": [item]})
+    )
+    return answer.answers[0].selected[0]

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import ipyask
+from ipyask.testing import ManualClock
+
+
+async def drain(rounds: int = 20) -> None:
+    for _ in range(rounds):
+        await asyncio.sleep(0)
+
+
+class FakeView:
+    """Speaks to a panel through its real comm message path, and records what it sends."""
+
+    def __init__(
+        self, panel: ipyask.QuestionPanel, sent: list[dict[str, Any]], view_id: str
+    ) -> None:
+        self.panel = panel
+        self.view_id = view_id
+        self._sent = sent
+
+    def send(self, kind: str, **fields: Any) -> None:
+        content = {"kind": kind, "viewId": self.view_id, "protocolVersion": 1, **fields}
+        self.raw(content)
+
+    def raw(self, content: object) -> None:
+        self.panel.comm.handle_msg(
+            {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
+        )
+
+    def answer(self, key: str, *items: tuple[str, list[str]] | tuple[str, list[str], str]) -> None:
+        answers = []
+        for item in items:
+            entry: dict[str, Any] = {"id": item[0], "selected": item[1]}
+            if len(item) == 3:
+                entry["custom"] = item[2]
+            answers.append(entry)
+        self.send("answer", key=key, answer={"answers": answers})
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        return [m for m in self._sent if m.get("kind") == "error"]
+
+    @property
+    def frames(self) -> list[dict[str, Any]]:
+        return [m for m in self._sent if m.get("kind") == "frame"]
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def svc(clock: ManualClock) -> ipyask.UserQuestions:
+    return ipyask.UserQuestions(clock=clock)
+
+
+@pytest.fixture
+def agent(svc: ipyask.UserQuestions) -> ipyask.Agent:
+    return svc.agents.enter(ipyask.Agent("main"))
+
+
+@pytest.fixture
+def sent() -> list[dict[str, Any]]:
+    return []
+
+
+@pytest.fixture
+def panel(svc, sent, monkeypatch):
+    made = ipyask.QuestionPanel(svc, heartbeat_timeout_ms=1000)
+    monkeypatch.setattr(made, "send", lambda content, buffers=None: sent.append(content))
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def view(panel, sent) -> FakeView:
+    return FakeView(panel, sent, "view-1")
+
+
+def only_key(panel: ipyask.QuestionPanel) -> str:
+    (card,) = panel.cards
+    return str(card["key"])

@@ -1,0 +1,213 @@
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+import ipyask
+from ipyask import PendingAnswer
+
+from .conftest import drain, only_key
+
+DB = {
+    "id": "db",
+    "question": "Which database?",
+    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+}
+
+
+async def timed(svc, agent, timeout_ms=5000, call_id="c1") -> asyncio.Future:
+    task = asyncio.ensure_future(
+        svc.ask_timed({"questions": [DB], "agent": agent}, call_id, timeout_ms)
+    )
+    await drain()
+    return task
+
+
+async def test_a_claim_sends_the_remaining_time_and_pauses_the_host(
+    svc, agent, panel, view, clock
+) -> None:
+    task = await timed(svc, agent)
+    key = only_key(panel)
+    assert key == "main:c1"
+    assert panel.get_card(key).wait == "timed"
+    clock.advance(1500)
+    view.send("claim", key=key)
+    await drain()
+    (frame,) = view.frames
+    assert frame["key"] == key and frame["remainingMs"] == 3500
+    assert panel.get_card(key).frame.remaining_ms == 3500  # type: ignore[union-attr]
+    assert clock.pending == [2500]  # only the heartbeat watchdog: the host timer is off
+    view.answer(key, ("db", ["SQLite"]))
+    assert (await task).answers[0].selected == ["SQLite"]
+    assert panel.claims.held(key) == []
+
+
+async def test_the_views_countdown_reaching_zero_gives_pending(svc, agent, panel, view) -> None:
+    task = await timed(svc, agent)
+    key = only_key(panel)
+    view.send("claim", key=key)
+    await drain()
+    view.send("timed_out", key=key)
+    assert await task == PendingAnswer(call_id="c1")
+    await drain()
+    card = panel.get_card(key)
+    assert card.status == "expired"  # asked outside the tool: no session tracks the call
+    assert "no session tracks this call" in (card.notice or "")
+    assert "**Expired**" in panel.records[0]
+
+
+async def test_with_no_view_the_host_deadline_decides(svc, agent, panel, clock) -> None:
+    task = await timed(svc, agent, timeout_ms=2000)
+    clock.advance(2000)
+    assert await task == PendingAnswer(call_id="c1")
+    await drain()
+    assert panel.get_cards()[0].status == "expired"
+
+
+async def test_a_silent_view_loses_its_claim_after_the_heartbeat_timeout(
+    svc, agent, panel, view, clock
+) -> None:
+    task = await timed(svc, agent, timeout_ms=5000)
+    key = only_key(panel)
+    view.send("claim", key=key)
+    await drain()
+    for _ in range(8):  # alive for 4 s, past nothing yet
+        clock.advance(500)
+        view.send("heartbeat", keys=[key])
+        await drain()
+    assert panel.claims.held(key) == ["view-1"]
+    clock.advance(999)  # t = 4999: silent since t = 4000, within the 1000 ms timeout
+    await drain()
+    assert panel.claims.held(key) == ["view-1"]
+    assert not task.done()
+    clock.advance(1)  # t = 5000: the claim is dropped, and the original deadline has come
+    assert await task == PendingAnswer(call_id="c1")
+    assert panel.claims.held(key) == []
+
+
+async def test_a_claim_held_past_the_deadline_restores_it_when_heartbeats_stop(
+    svc, agent, panel, view, clock
+) -> None:
+    task = await timed(svc, agent, timeout_ms=2000)
+    key = only_key(panel)
+    view.send("claim", key=key)
+    await drain()
+    for _ in range(10):  # heartbeats keep the claim to t = 5000, past the 2000 deadline
+        clock.advance(500)
+        view.send("heartbeat", keys=[key])
+        await drain()
+    assert not task.done()
+    clock.advance(1000)  # silent for the heartbeat timeout: the claim goes, the deadline fires
+    await drain()
+    clock.advance(0)
+    assert await task == PendingAnswer(call_id="c1")
+
+
+async def test_an_explicit_release_restores_the_deadline_at_once(
+    svc, agent, panel, view, clock
+) -> None:
+    task = await timed(svc, agent, timeout_ms=2000)
+    key = only_key(panel)
+    view.send("claim", key=key)
+    await drain()
+    for _ in range(6):  # alive to t = 3000, past the deadline
+        clock.advance(500)
+        view.send("heartbeat", keys=[key])
+        await drain()
+    assert not task.done()
+    view.send("release", key=key)
+    await drain()
+    clock.advance(0)
+    assert await task == PendingAnswer(call_id="c1")
+
+
+async def test_claims_and_timeouts_on_untimed_cards_are_refused(svc, panel, view) -> None:
+    task = asyncio.ensure_future(svc.ask({"questions": [DB]}))
+    await drain()
+    key = only_key(panel)
+    view.send("claim", key=key)
+    view.send("timed_out", key=key)
+    assert [e["code"] for e in view.errors] == ["NOT_TIMED", "NOT_TIMED"]
+    assert not task.done()
+    task.cancel()
+
+
+async def test_a_continued_card_is_answered_as_a_late_reply(svc, agent, panel, view, clock) -> None:
+    tool = ipyask.AskUserQuestionTool(svc, mode="timed", timeout=2)
+    call = asyncio.ensure_future(tool.execute({"questions": [DB]}, call_id="call_9", agent=agent))
+    await drain()
+    key = only_key(panel)
+    clock.advance(2000)
+    result = await call
+    assert json.loads(result.content)["pending"] is True
+    await drain()
+    card = panel.get_card(key)
+    assert card.status == "continued"
+    assert card.frame is None
+    view.answer(key, ("db", ["Postgres"], "x"))  # forged: single-select with free text
+    assert view.errors[-1]["code"] == "BAD_ANSWER"
+    view.answer(key, ("db", ["Postgres"]))
+    await drain()
+    assert panel.get_card(key).status == "continued"
+    assert panel.get_card(key).notice == "Answer sent: the agent reads it at its next step."
+    (message,) = agent.session.next_step
+    view.answer(key, ("db", ["SQLite"]))
+    assert view.errors[-1]["code"] == "REPLY_QUEUED"
+    agent.session.admit(message)
+    await drain()
+    card = panel.get_card(key)
+    assert card.status == "answered"
+    assert card.answer is not None and card.answer.answers[0].selected == ["Postgres"]
+    assert panel.records[-1] == "**Answered** · `call_9`\n- Which database? → **Postgres**"
+    view.answer(key, ("db", ["SQLite"]))
+    assert view.errors[-1]["code"] == "NOT_PENDING"
+
+
+async def test_a_discarded_late_reply_reopens_the_card(svc, agent, panel, view, clock) -> None:
+    tool = ipyask.AskUserQuestionTool(svc, mode="timed", timeout=1)
+    call = asyncio.ensure_future(tool.execute({"questions": [DB]}, call_id="c2", agent=agent))
+    await drain()
+    clock.advance(1000)
+    await call
+    await drain()
+    key = only_key(panel)
+    view.answer(key, ("db", ["SQLite"]))
+    (message,) = agent.session.next_step
+    agent.session.discard(message)
+    await drain()
+    assert panel.get_card(key).notice is None
+    view.answer(key, ("db", ["Postgres"]))
+    assert len(agent.session.next_step) == 1
+
+
+@pytest.mark.parametrize("outcome", ["answered in window", "dropped"])
+async def test_a_continued_card_follows_the_projection(
+    svc, agent, panel, view, clock, outcome
+) -> None:
+    # A card continues when the call is tracked; if the log then drops the call, it expires.
+    tool = ipyask.AskUserQuestionTool(svc, mode="timed", timeout=1)
+    call = asyncio.ensure_future(tool.execute({"questions": [DB]}, call_id="c3", agent=agent))
+    await drain()
+    clock.advance(1000)
+    await call
+    await drain()
+    key = only_key(panel)
+    assert panel.get_card(key).status == "continued"
+    agent.session.append(
+        {
+            "type": "tool/call",
+            "callId": "c3",
+            "name": "ask_user_question",
+            "arguments": json.dumps({"questions": [DB]}),
+        }
+    )
+    content = (
+        '{"answers":[{"id":"db","selected":["SQLite"]}]}' if outcome != "dropped" else "Error: x"
+    )
+    agent.session.append(
+        {"type": "tool/result", "callId": "c3", "content": content, "isError": outcome == "dropped"}
+    )
+    await drain()
+    assert panel.get_card(key).status == ("expired" if outcome == "dropped" else "answered")
