@@ -29,6 +29,11 @@ class Settlement(Generic[T]):
         self._settled = False
 
     @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop that awaits this settlement."""
+        return self._loop
+
+    @property
     def settled(self) -> bool:
         """Whether a result or an error was accepted."""
         return self._settled

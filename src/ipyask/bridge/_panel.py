@@ -187,8 +187,10 @@ class QuestionPanel(QuestionWidget):
 
     # -- view messages -----------------------------------------------------------------------
     def _receive(self, message: ViewMessage) -> None:
-        # Possibly on a subshell thread: handle on the loop, where the cards and waits live.
-        loop = self._loop
+        # Possibly on a subshell thread: handle on the loop that awaits the card (an agent may run
+        # its own loop on a worker thread), else on the loop the panel last answered on.
+        live = self._live.get(getattr(message, "key", ""))
+        loop = live.settlement.loop if live is not None else self._loop
         if loop is None or loop.is_closed():
             self._router.handle(message)
         else:

@@ -1,6 +1,35 @@
-"""Tools for testing agent code that asks a human: scripted answers and a manual clock."""
+"""Tools for testing agent code that asks a human.
+
+- :class:`ScriptedAnswerer` answers from a script, in process (unit tests of agent code).
+- :class:`HeadlessFrontend` plays a person at the question panel of a **real kernel**, over the
+  real widget comm protocol; :class:`KernelFrontend` is the generic layer under it.
+- :class:`ManualClock` makes deadlines deterministic.
+- pytest fixtures ``headless_frontend`` and ``headless_frontend_factory`` come with the package.
+"""
 
 from .._clock import ManualClock
+from ._headless import HeadlessFrontend
+from ._kernel import KernelFrontend
+from ._kernel_errors import CellAborted, FrontendError, FrontendTimeout, KernelDied, KernelError
+from ._kernel_execution import Execution
+from ._kernel_widgets import CustomMessage, WidgetModel
 from ._scripted import SKIP, TIME_OUT, Other, Reply, ScriptedAnswerer
 
-__all__ = ["SKIP", "TIME_OUT", "ManualClock", "Other", "Reply", "ScriptedAnswerer"]
+__all__ = [
+    "SKIP",
+    "TIME_OUT",
+    "CellAborted",
+    "CustomMessage",
+    "Execution",
+    "FrontendError",
+    "FrontendTimeout",
+    "HeadlessFrontend",
+    "KernelDied",
+    "KernelError",
+    "KernelFrontend",
+    "ManualClock",
+    "Other",
+    "Reply",
+    "ScriptedAnswerer",
+    "WidgetModel",
+]

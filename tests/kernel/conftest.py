@@ -1,0 +1,60 @@
+"""Fixtures for the headless front end's tests: one kernel per module, a fresh echo widget each."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import pytest
+
+from ipyask.testing._kernel import KernelFrontend
+
+ECHO_WIDGET = """
+import threading
+
+import anywidget
+import traitlets
+
+
+class Echo(anywidget.AnyWidget):
+    _esm = "export default { render({ model, el }) { el.textContent = model.get('value'); } };"
+    value = traitlets.Unicode("").tag(sync=True)
+    count = traitlets.Int(0).tag(sync=True)
+    blob = traitlets.Bytes(b"").tag(sync=True, from_json=lambda value, widget: bytes(value))
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.threads = []
+        self.on_msg(self._echo)
+
+    def _echo(self, widget, content, buffers):
+        self.threads.append(threading.current_thread().name)
+        self.count += 1
+        self.send({"echo": content, "count": self.count}, buffers=[bytes(b) for b in buffers])
+"""
+
+
+class EchoWidget(NamedTuple):
+    """An ``Echo`` displayed in the kernel: its variable name there and its model id."""
+
+    name: str
+    model_id: str
+
+
+_names = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def frontend() -> Iterator[KernelFrontend]:
+    with KernelFrontend(timeout=10) as fe:
+        fe.execute(ECHO_WIDGET)
+        yield fe
+
+
+@pytest.fixture
+def echo(frontend: KernelFrontend) -> EchoWidget:
+    name = f"echo_{next(_names)}"
+    cell = frontend.execute(f"{name} = Echo()\ndisplay({name})")
+    (model_id,) = cell.displayed_models
+    return EchoWidget(name, model_id)
