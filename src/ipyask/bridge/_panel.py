@@ -172,7 +172,9 @@ class QuestionPanel(QuestionWidget):
     def _ipython_display_(self) -> None:
         from IPython.display import Markdown, display
 
-        display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]
+        bundle = self._repr_mimebundle_()
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        display(data, metadata=metadata, raw=True)  # type: ignore[no-untyped-call]
         if self._transcript is None:
             transcript = Markdown("\n\n".join(self._records))  # type: ignore[no-untyped-call]
             self._transcript = display(transcript, display_id=True)  # type: ignore[no-untyped-call]

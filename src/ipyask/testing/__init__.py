@@ -4,6 +4,7 @@
 - :class:`HeadlessFrontend` plays a person at the question panel of a **real kernel**, over the
   real widget comm protocol; :class:`KernelFrontend` is the generic layer under it.
 - :class:`ManualClock` makes deadlines deterministic.
+- :class:`NotebookRunner` executes a notebook while a scripted person answers its cards.
 - pytest fixtures ``headless_frontend`` and ``headless_frontend_factory`` come with the package.
 """
 
@@ -13,6 +14,7 @@ from ._kernel import KernelFrontend
 from ._kernel_errors import CellAborted, FrontendError, FrontendTimeout, KernelDied, KernelError
 from ._kernel_execution import Execution
 from ._kernel_widgets import CustomMessage, WidgetModel
+from ._notebook import NotebookEvent, NotebookRunner, Step
 from ._scripted import SKIP, TIME_OUT, Other, Reply, ScriptedAnswerer
 
 __all__ = [
@@ -28,8 +30,11 @@ __all__ = [
     "KernelError",
     "KernelFrontend",
     "ManualClock",
+    "NotebookEvent",
+    "NotebookRunner",
     "Other",
     "Reply",
     "ScriptedAnswerer",
+    "Step",
     "WidgetModel",
 ]

@@ -1,0 +1,23 @@
+"""What a scripted person answers in each demo notebook (CI and `scripts/demo --headless`)."""
+
+from __future__ import annotations
+
+from ipyask.testing import SKIP, TIME_OUT, Other
+
+SCRIPTS = {
+    "quickstart.ipynb": {
+        "Which database should the project use?": "SQLite (Recommended)",
+        "Delete 3 files in build/?": "Approve",
+        "Which languages will you use?": {
+            "langs": ["Python", "Rust"],
+            "name": "ipyask-demo",
+            "ci": SKIP,
+        },
+        "Run this migration plan?": "Approve",
+        "Deploy to production tonight?": [TIME_OUT, "Yes"],
+    },
+    "agent-loop.ipynb": {
+        "Which format should the report use?": [TIME_OUT, Other("HTML")],
+    },
+    "testing-agents.ipynb": {},
+}

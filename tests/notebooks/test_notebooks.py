@@ -1,0 +1,51 @@
+"""Every demo notebook runs in a real kernel, its cards answered through the widget comm."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ipyask.testing import HeadlessFrontend, NotebookRunner
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples"))
+
+from notebook_scripts import SCRIPTS  # noqa: E402
+
+pytestmark = pytest.mark.kernel
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_every_notebook_has_a_script() -> None:
+    assert sorted(p.name for p in NOTEBOOKS) == sorted(SCRIPTS)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebooks_are_committed_without_outputs(path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source[:40]
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_end_to_end(path: Path) -> None:
+    with HeadlessFrontend(cwd=str(path.parent), timeout=30) as frontend:
+        runner = NotebookRunner(path, SCRIPTS[path.name], frontend=frontend, cell_timeout=90)
+        events = runner.run()
+    kinds = [event.kind for event in events]
+    expected_cards = len(SCRIPTS[path.name])
+    assert kinds.count("asked") == expected_cards
+    for steps in SCRIPTS[path.name].values():
+        if isinstance(steps, list):  # a timed question: pending, then a late reply
+            assert "timed out" in kinds and "late reply" in kinds
+    if path.stem == "agent-loop":
+        outputs = [e.text for e in events if e.kind == "output"]
+        assert any("Using HTML for the report" in text for text in outputs), outputs
+    if path.stem == "testing-agents":
+        assert any("['SQLite']" in e.text for e in events if e.kind == "output")
