@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-__all__ = ["Clock", "LoopClock", "ManualClock", "TimerHandle", "call_on_loop"]
+__all__ = ["Clock", "LoopClock", "ManualClock", "TimerHandle", "call_on_loop", "drain_loop"]
 
 
 class TimerHandle(Protocol):
@@ -111,3 +111,10 @@ def call_on_loop(loop: asyncio.AbstractEventLoop, callback: Callable[[], object]
         callback()
     else:
         loop.call_soon_threadsafe(callback)
+
+
+async def drain_loop(rounds: int = 20) -> None:
+    """Let the callbacks and tasks that are ready on the running loop run (tests with a
+    :class:`ManualClock`: advance the clock, then drain, then assert)."""
+    for _ in range(rounds):
+        await asyncio.sleep(0)

@@ -1,17 +1,13 @@
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 
 import ipyask
-from ipyask.testing import ManualClock
+from ipyask.testing import drain_loop
 
-
-async def drain(rounds: int = 20) -> None:
-    for _ in range(rounds):
-        await asyncio.sleep(0)
+drain = drain_loop
 
 
 class FakeView:
@@ -49,21 +45,6 @@ class FakeView:
     @property
     def frames(self) -> list[dict[str, Any]]:
         return [m for m in self._sent if m.get("kind") == "frame"]
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-@pytest.fixture
-def svc(clock: ManualClock) -> ipyask.UserQuestions:
-    return ipyask.UserQuestions(clock=clock)
-
-
-@pytest.fixture
-def agent(svc: ipyask.UserQuestions) -> ipyask.Agent:
-    return svc.agents.enter(ipyask.Agent("main"))
 
 
 @pytest.fixture

@@ -1,32 +1,9 @@
 from __future__ import annotations
 
-import asyncio
-
-import pytest
-
 import ipyask
-from ipyask.testing import ManualClock
+from ipyask.testing import drain_loop
 
-
-async def drain(rounds: int = 20) -> None:
-    """Let every ready callback and task on the loop run."""
-    for _ in range(rounds):
-        await asyncio.sleep(0)
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-@pytest.fixture
-def svc(clock: ManualClock) -> ipyask.UserQuestions:
-    return ipyask.UserQuestions(clock=clock)
-
-
-@pytest.fixture
-def agent(svc: ipyask.UserQuestions) -> ipyask.Agent:
-    return svc.agents.enter(ipyask.Agent("main"))
+drain = drain_loop
 
 
 def question(qid: str = "q1", *labels: str, **extra: object) -> dict[str, object]:

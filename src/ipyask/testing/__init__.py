@@ -8,7 +8,7 @@
 - pytest fixtures ``headless_frontend`` and ``headless_frontend_factory`` come with the package.
 """
 
-from .._clock import ManualClock
+from .._clock import ManualClock, drain_loop
 from ._headless import HeadlessFrontend
 from ._kernel import KernelFrontend
 from ._kernel_errors import CellAborted, FrontendError, FrontendTimeout, KernelDied, KernelError
@@ -37,4 +37,5 @@ __all__ = [
     "ScriptedAnswerer",
     "Step",
     "WidgetModel",
+    "drain_loop",
 ]
