@@ -26,20 +26,23 @@ ensure_venv() {
 }
 
 ensure_chromium() {
-  if [[ -x /usr/bin/chromium ]]; then return; fi
-  log "installing Debian's chromium (browser tests)"
+  # Chromium for the browser tests; a CJK font so Chinese card screenshots show text.
+  if [[ -x /usr/bin/chromium && -d /usr/share/fonts/truetype/wqy ]]; then return; fi
+  log "installing Debian's chromium and fonts-wqy-zenhei (browser tests)"
   local sudo=""
   [[ "$(id -u)" == 0 ]] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null
 }
 
-ensure_axe() {
-  local axe="$ROOT/.cache/node/node_modules/axe-core/axe.min.js"
-  if [[ ! -f "$axe" ]]; then
-    log "installing axe-core from npm (accessibility scans)"
-    mkdir -p "$ROOT/.cache/node"
-    (cd "$ROOT/.cache/node" && npm install --silent --no-save --no-audit --no-fund axe-core@4 >/dev/null)
+ensure_node_tools() {
+  # axe-core (accessibility scans in the browser tests) and TypeScript (type-checks widget.js).
+  local dir="$ROOT/.cache/node"
+  if [[ ! -f "$dir/node_modules/axe-core/axe.min.js" || ! -x "$dir/node_modules/.bin/tsc" ]]; then
+    log "installing axe-core and typescript from npm into .cache/node"
+    mkdir -p "$dir"
+    (cd "$dir" && npm install --silent --no-save --no-audit --no-fund axe-core@4 typescript@5 >/dev/null)
   fi
-  export IPYASK_AXE_PATH="$axe"
+  export IPYASK_AXE_PATH="$dir/node_modules/axe-core/axe.min.js"
+  TSC="$dir/node_modules/.bin/tsc"
 }

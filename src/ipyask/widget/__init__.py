@@ -1,0 +1,59 @@
+"""The question widget: every pending request shown as a card in the notebook.
+
+:class:`QuestionWidget` holds the cards in a synced trait; views report what the person does
+through the messages in :mod:`ipyask.widget._protocol` (documented in ``docs/protocol.md``).
+"""
+
+from ._cards import (
+    ApprovalPresentation,
+    Card,
+    CardStatus,
+    CardView,
+    CountdownFrame,
+    GenericPresentation,
+    PlanReviewPresentation,
+    Presentation,
+    WaitKind,
+)
+from ._markdown import render_markdown
+from ._protocol import (
+    PROTOCOL_VERSION,
+    AnswerMessage,
+    CancelMessage,
+    ClaimMessage,
+    ErrorMessage,
+    FrameMessage,
+    HeartbeatMessage,
+    HelloMessage,
+    KernelMessage,
+    ReleaseMessage,
+    TimedOutMessage,
+    ViewMessage,
+)
+from ._widget import QuestionWidget
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "AnswerMessage",
+    "ApprovalPresentation",
+    "CancelMessage",
+    "Card",
+    "CardStatus",
+    "CardView",
+    "ClaimMessage",
+    "CountdownFrame",
+    "ErrorMessage",
+    "FrameMessage",
+    "GenericPresentation",
+    "HeartbeatMessage",
+    "HelloMessage",
+    "KernelMessage",
+    "PlanReviewPresentation",
+    "Presentation",
+    "QuestionWidget",
+    "ReleaseMessage",
+    "TimedOutMessage",
+    "ViewMessage",
+    "WaitKind",
+    "render_markdown",
+]

@@ -1,0 +1,219 @@
+"""The card model: one pending or settled request as the widget's synced state holds it.
+
+A :class:`Card` holds only inputs (the request's questions, wait kind, status, answer, last
+countdown frame, notice). Its wire form (:meth:`Card.to_wire`) adds a derived ``view``
+(:class:`CardView`): the chosen presentation and the sanitized Markdown HTML of every ``detail``.
+The view is always recomputed from the questions, never read back from input, so HTML in the
+synced state can only come from :func:`~ipyask.widget._markdown.render_markdown`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from .._vocabulary import (
+    ApprovalIntent,
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    PlanReviewIntent,
+    WireModel,
+)
+from ._markdown import is_safe_icon_url, render_markdown
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = [
+    "ApprovalPresentation",
+    "Card",
+    "CardStatus",
+    "CardView",
+    "CountdownFrame",
+    "GenericPresentation",
+    "PlanReviewPresentation",
+    "Presentation",
+    "WaitKind",
+    "present",
+]
+
+WaitKind = Literal["none", "indefinite", "timed"]
+"""``none``: blocking, un-keyed; ``indefinite``: keyed, no deadline; ``timed``: counted down."""
+
+CardStatus = Literal["pending", "continued", "answered", "cancelled", "expired"]
+"""``pending`` and ``continued`` cards are answerable; the others are read-only."""
+
+
+class CountdownFrame(WireModel):
+    """The last remaining-time frame of a timed card; the view anchors it to its own clock."""
+
+    remaining_ms: int = Field(ge=0)
+    seq: int = Field(ge=0)
+    """Monotonic per widget; a view anchors a frame only once (the highest ``seq`` wins)."""
+
+
+class GenericPresentation(WireModel):
+    """The generic flow: options, free text, Skip, pager and Next / Submit."""
+
+    kind: Literal["generic"] = "generic"
+
+
+class PlanReviewPresentation(WireModel):
+    """A plan review (semantics §6.8): the plan as Markdown, Approve and the decline option."""
+
+    kind: Literal["plan-review"] = "plan-review"
+    approve: AskUserQuestionOption
+    decline: AskUserQuestionOption | None = None
+    """The first other option; without one the card offers "Request changes" (close)."""
+
+
+class ApprovalPresentation(WireModel):
+    """An approval card: subject, localized question and detail, Reject / Approve / Always."""
+
+    kind: Literal["approval"] = "approval"
+    approve: str
+    reject: str
+    always: str | None = None
+    subject_name: str | None = None
+    subject_icon: str | None = None
+    """Only ``https:``, ``http:`` or ``data:image/`` URLs; any other icon is left out."""
+    question: dict[str, str]
+    """Localized question; always has ``en`` (the item's question when no display is given)."""
+    detail_html: dict[str, str] | None = None
+    """Localized detail rendered as Markdown; ``en`` present when the map is."""
+    approve_label: dict[str, str] | None = None
+    """Localized limited-grant label; without it the card says "Allow once"."""
+
+
+Presentation = Annotated[
+    GenericPresentation | PlanReviewPresentation | ApprovalPresentation,
+    Field(discriminator="kind"),
+]
+
+
+class CardView(WireModel):
+    """Derived, wire-only part of a card: how to present it and the sanitized detail HTML."""
+
+    presentation: Presentation
+    detail_html: list[str | None]
+    """Rendered ``detail`` per question (request order); ``None`` where a question has none."""
+
+
+class Card(WireModel):
+    """One request shown as a card."""
+
+    key: str = Field(min_length=1)
+    """Unique within the widget; the bridge's handle for the request."""
+    call_id: str | None = Field(default=None, min_length=1)
+    """Set for keyed cards (a request with ``wait``); ``None`` for un-keyed blocking ones."""
+    wait: WaitKind = "none"
+    questions: list[AskUserQuestionItem] = Field(min_length=1)
+    status: CardStatus = "pending"
+    answer: AskUserQuestionAnswer | None = None
+    """The settled batch; only on ``answered`` cards (may be absent or empty there)."""
+    frame: CountdownFrame | None = None
+    """The last countdown frame; only on ``timed`` cards."""
+    notice: str | None = None
+    """Optional plain text shown on the card, e.g. why it expired."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "view" in data:
+            return {name: value for name, value in data.items() if name != "view"}
+        return data
+
+    @model_validator(mode="after")
+    def _check_consistency(self) -> Self:
+        if (self.call_id is None) != (self.wait == "none"):
+            raise ValueError(
+                "a card has a call_id exactly when its wait is 'indefinite' or 'timed'"
+            )
+        ids = [question.id for question in self.questions]
+        if len(set(ids)) != len(ids):
+            raise ValueError("question ids must be unique within a card")
+        if self.answer is not None and self.status != "answered":
+            raise ValueError("only an 'answered' card carries an answer")
+        if self.frame is not None and self.wait != "timed":
+            raise ValueError("only a 'timed' card carries a countdown frame")
+        return self
+
+    @property
+    def keyed(self) -> bool:
+        """Whether the card has a call id (closing it hides it instead of cancelling)."""
+        return self.call_id is not None
+
+    def view(self) -> CardView:
+        """The derived presentation and rendered detail HTML."""
+        return CardView(
+            presentation=present(self.questions, self.wait),
+            detail_html=[
+                None if question.detail is None else render_markdown(question.detail)
+                for question in self.questions
+            ],
+        )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The synced JSON form: the card's fields plus its derived ``view``."""
+        wire = super().to_wire()
+        wire["view"] = self.view().to_wire()
+        return wire
+
+
+def _plan_review(question: AskUserQuestionItem) -> PlanReviewPresentation | None:
+    intent = question.intent
+    if not isinstance(intent, PlanReviewIntent) or question.detail is None:
+        return None
+    options = question.options or []
+    if question.multi_select or len(options) > 2:
+        return None
+    approve = next((option for option in options if option.label == intent.approve), None)
+    if approve is None:
+        return None
+    decline = next((option for option in options if option is not approve), None)
+    return PlanReviewPresentation(approve=approve, decline=decline)
+
+
+def _approval(question: AskUserQuestionItem, wait: WaitKind) -> ApprovalPresentation | None:
+    intent = question.intent
+    if not isinstance(intent, ApprovalIntent) or question.detail is None:
+        return None
+    if question.multi_select or wait == "timed":
+        return None
+    labels = [intent.reject, intent.approve] + ([intent.always] if intent.always else [])
+    offered = [option.label for option in question.options or []]
+    if len(set(labels)) != len(labels) or sorted(offered) != sorted(labels):
+        return None
+    display = intent.display
+    subject = intent.subject
+    icon = subject.icon if subject is not None else None
+    return ApprovalPresentation(
+        approve=intent.approve,
+        reject=intent.reject,
+        always=intent.always,
+        subject_name=subject.name if subject is not None else None,
+        subject_icon=icon if icon is not None and is_safe_icon_url(icon) else None,
+        question=dict(display.question) if display is not None else {"en": question.question},
+        detail_html=(
+            {locale: render_markdown(text) for locale, text in display.detail.items()}
+            if display is not None and display.detail is not None
+            else None
+        ),
+        approve_label=dict(display.approve) if display and display.approve else None,
+    )
+
+
+def present(questions: list[AskUserQuestionItem], wait: WaitKind) -> Presentation:
+    """Choose the presentation: plan review or approval when eligible, else the generic flow.
+
+    An intent never costs the user a reachable answer: anything not eligible (several
+    questions, missing ``detail``, labels that do not match the options, multi-select, an
+    approval with a timed wait, an unknown intent kind) falls back to the generic flow.
+    """
+    if len(questions) == 1:
+        found: Presentation | None = _plan_review(questions[0]) or _approval(questions[0], wait)
+        if found is not None:
+            return found
+    return GenericPresentation()

@@ -1,0 +1,144 @@
+"""The custom-message protocol between the widget's views and the kernel (``docs/protocol.md``).
+
+Every message is a JSON object with a ``kind`` discriminator and ``protocolVersion``. State lives
+in the ``cards`` trait; messages are only the fast path for events, and a message sent while no
+view exists is lost.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, Literal
+
+from pydantic import Field, TypeAdapter, field_validator
+
+from .._vocabulary import AskUserQuestionAnswer, WireModel
+
+__all__ = [
+    "KERNEL_MESSAGE",
+    "PROTOCOL_VERSION",
+    "VIEW_MESSAGE",
+    "AnswerMessage",
+    "CancelMessage",
+    "ClaimMessage",
+    "ErrorMessage",
+    "FrameMessage",
+    "HeartbeatMessage",
+    "HelloMessage",
+    "KernelMessage",
+    "ReleaseMessage",
+    "TimedOutMessage",
+    "ViewMessage",
+]
+
+PROTOCOL_VERSION: Final = 1
+"""Bumped on any incompatible change of a message or of the card wire shape."""
+
+_Key = Annotated[str, Field(min_length=1)]
+_ViewId = Annotated[str, Field(min_length=1, max_length=128)]
+
+
+class _Message(WireModel):
+    protocol_version: int = PROTOCOL_VERSION
+
+    @field_validator("protocol_version")
+    @classmethod
+    def _same_version(cls, value: int) -> int:
+        if value != PROTOCOL_VERSION:
+            raise ValueError(f"protocol version {value} is not supported (need {PROTOCOL_VERSION})")
+        return value
+
+
+class _FromView(_Message):
+    view_id: _ViewId
+    """Random per view instance; tells views of the same model apart."""
+
+
+class HelloMessage(_FromView):
+    """A view was mounted."""
+
+    kind: Literal["hello"] = "hello"
+
+
+class AnswerMessage(_FromView):
+    """The person submitted a card: the whole batch, one item per question in request order."""
+
+    kind: Literal["answer"] = "answer"
+    key: _Key
+    answer: AskUserQuestionAnswer
+
+
+class CancelMessage(_FromView):
+    """An un-keyed card was closed: the bridge rejects the request with ``ASK_CANCELLED``."""
+
+    kind: Literal["cancel"] = "cancel"
+    key: _Key
+
+
+class ClaimMessage(_FromView):
+    """A pending timed card is shown by this view: hold the host's wait and send a frame."""
+
+    kind: Literal["claim"] = "claim"
+    key: _Key
+
+
+class ReleaseMessage(_FromView):
+    """This view stopped showing a timed card (closed, settled, removed or view gone)."""
+
+    kind: Literal["release"] = "release"
+    key: _Key
+
+
+class TimedOutMessage(_FromView):
+    """The countdown reached zero while not held: the bridge rejects with ``ASK_TIMED_OUT``."""
+
+    kind: Literal["timed_out"] = "timed_out"
+    key: _Key
+
+
+class HeartbeatMessage(_FromView):
+    """Sent every 5 s while the view claims at least one card; lists every key it claims."""
+
+    kind: Literal["heartbeat"] = "heartbeat"
+    keys: list[_Key]
+
+
+ViewMessage = Annotated[
+    HelloMessage
+    | AnswerMessage
+    | CancelMessage
+    | ClaimMessage
+    | ReleaseMessage
+    | TimedOutMessage
+    | HeartbeatMessage,
+    Field(discriminator="kind"),
+]
+"""Any view → kernel message."""
+
+
+class FrameMessage(_Message):
+    """Remaining time of a timed card's host wait; the view counts down from ``remainingMs``."""
+
+    kind: Literal["frame"] = "frame"
+    key: _Key
+    remaining_ms: int = Field(ge=0)
+    seq: int = Field(ge=0)
+    """Same numbering as the card's stored ``frame``; a view anchors each ``seq`` once."""
+
+
+class ErrorMessage(_Message):
+    """Something the view sent failed; shown on the card (or the widget) and controls re-armed."""
+
+    kind: Literal["error"] = "error"
+    code: str = Field(min_length=1)
+    message: str
+    key: str | None = None
+    """The card concerned; ``None`` for a widget-level error."""
+    view_id: str | None = None
+    """Only that view shows the error; ``None`` for every view."""
+
+
+KernelMessage = Annotated[FrameMessage | ErrorMessage, Field(discriminator="kind")]
+"""Any kernel → view message."""
+
+VIEW_MESSAGE: Final[TypeAdapter[ViewMessage]] = TypeAdapter(ViewMessage)
+KERNEL_MESSAGE: Final[TypeAdapter[KernelMessage]] = TypeAdapter(KernelMessage)

@@ -1,0 +1,254 @@
+"""The anywidget class: synced card state plus a validated custom-message channel."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anywidget
+import traitlets
+from pydantic import ValidationError
+
+from ._cards import Card, CardStatus, CountdownFrame
+from ._protocol import (
+    KERNEL_MESSAGE,
+    PROTOCOL_VERSION,
+    VIEW_MESSAGE,
+    ErrorMessage,
+    FrameMessage,
+    KernelMessage,
+    ViewMessage,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+
+    from .._vocabulary import AskUserQuestionAnswer
+
+__all__ = ["QuestionWidget"]
+
+_STATIC = Path(__file__).parent / "static"
+_LANGUAGE = re.compile(r"^(?:[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*)?$")
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET: Any = _Unset()
+
+
+def _normalize(value: object) -> dict[str, Any]:
+    card = value if isinstance(value, Card) else Card.model_validate(value)
+    return card.to_wire()
+
+
+class QuestionWidget(anywidget.AnyWidget):
+    """Shows every request as a card and reports what the person does.
+
+    Parameters
+    ----------
+    cards:
+        Initial cards, as :class:`Card` models or their wire dicts.
+    language:
+        ``""`` picks English or Chinese from the page; any language tag overrides it.
+    """
+
+    _esm = _STATIC / "widget.js"
+    _css = _STATIC / "widget.css"
+
+    cards: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    """The cards in display order, as JSON-native wire dicts (see :meth:`Card.to_wire`)."""
+    language = traitlets.Unicode("").tag(sync=True)
+    """Language tag for the card texts; ``""`` means "from the page" (``zh*`` → Chinese)."""
+    protocol_version = traitlets.Int(PROTOCOL_VERSION, read_only=True).tag(sync=True)
+    """The message protocol version, a read-only constant."""
+
+    def __init__(
+        self,
+        *,
+        cards: Iterable[Card | Mapping[str, Any]] = (),
+        language: str = "",
+        **unknown: object,
+    ) -> None:
+        if unknown:
+            names = ", ".join(sorted(unknown))
+            raise TypeError(f"QuestionWidget() got unexpected keyword argument(s): {names}")
+        self._lock = threading.RLock()
+        self._view_callbacks: list[Callable[[ViewMessage], object]] = []
+        self._frame_seq = 0
+        self._normalized: dict[object, dict[str, Any]] = {}
+        super().__init__(cards=list(cards), language=language)
+        self.on_msg(self._handle_custom_msg_content)
+
+    # -- validation -----------------------------------------------------------------------
+
+    @traitlets.validate("cards")
+    def _validate_cards(self, proposal: dict[str, Any]) -> list[dict[str, Any]]:
+        value = proposal["value"]
+        if not isinstance(value, (list, tuple)):
+            raise traitlets.TraitError("cards must be a list of cards")
+        result: list[dict[str, Any]] = []
+        for index, item in enumerate(value):
+            if isinstance(item, dict) and self._normalized.get(item.get("key")) == item:
+                result.append(item)  # normalized before: skip re-rendering its Markdown
+                continue
+            try:
+                result.append(_normalize(item))
+            except ValidationError as exc:
+                raise traitlets.TraitError(f"cards[{index}] is not a valid card: {exc}") from exc
+        keys = [card["key"] for card in result]
+        if len(set(keys)) != len(keys):
+            raise traitlets.TraitError("card keys must be unique")
+        self._normalized = dict(zip(keys, result, strict=True))
+        return result
+
+    @traitlets.validate("language")
+    def _validate_language(self, proposal: dict[str, Any]) -> str:
+        value = proposal["value"]
+        if not isinstance(value, str) or not _LANGUAGE.match(value):
+            raise traitlets.TraitError(f"language must be '' or a language tag, not {value!r}")
+        return value
+
+    # -- cards ----------------------------------------------------------------------------
+
+    def get_cards(self) -> list[Card]:
+        """All cards as models, in display order."""
+        return [Card.model_validate(card) for card in self.cards]
+
+    def get_card(self, key: str) -> Card:
+        """The card with ``key``; :class:`KeyError` if there is none."""
+        for card in self.cards:
+            if card["key"] == key:
+                return Card.model_validate(card)
+        raise KeyError(key)
+
+    def set_card(self, card: Card | Mapping[str, Any]) -> Card:
+        """Add ``card``, or replace the card with the same key in place."""
+        model = card if isinstance(card, Card) else Card.model_validate(card)
+        wire = model.to_wire()
+        with self._lock:
+            cards = list(self.cards)
+            index = next((i for i, c in enumerate(cards) if c["key"] == model.key), None)
+            if index is None:
+                cards.append(wire)
+            else:
+                cards[index] = wire
+            self.cards = cards
+        return model
+
+    def update_card(
+        self,
+        key: str,
+        *,
+        status: CardStatus = _UNSET,
+        answer: AskUserQuestionAnswer | Mapping[str, Any] | None = _UNSET,
+        frame: CountdownFrame | Mapping[str, Any] | None = _UNSET,
+        notice: str | None = _UNSET,
+    ) -> Card:
+        """Change some fields of the card with ``key`` (validated); returns the new card."""
+        changes = {
+            name: value
+            for name, value in (
+                ("status", status),
+                ("answer", answer),
+                ("frame", frame),
+                ("notice", notice),
+            )
+            if value is not _UNSET
+        }
+        with self._lock:
+            current = self.get_card(key)
+            updated = Card.model_validate({**current.model_dump(), **changes})
+            self.set_card(updated)
+        return updated
+
+    def remove_card(self, key: str) -> Card:
+        """Remove the card with ``key`` and return it; :class:`KeyError` if there is none."""
+        with self._lock:
+            removed = self.get_card(key)
+            self.cards = [card for card in self.cards if card["key"] != key]
+        return removed
+
+    # -- messages -------------------------------------------------------------------------
+
+    def on_view_message(
+        self, callback: Callable[[ViewMessage], object], *, remove: bool = False
+    ) -> None:
+        """Register (or remove) a callback for every validated view → kernel message.
+
+        Invalid messages never reach callbacks: the view gets an ``error`` message instead.
+        An exception raised by a callback is logged and reported to the view as an ``error``
+        (its ``code`` attribute when it is a string, else ``INTERNAL_ERROR``).
+        """
+        if remove:
+            self._view_callbacks = [cb for cb in self._view_callbacks if cb != callback]
+        else:
+            self._view_callbacks = [*self._view_callbacks, callback]
+
+    def send_message(self, message: KernelMessage | Mapping[str, Any]) -> None:
+        """Send a kernel → view message (validated); lost if no view is open."""
+        model = KERNEL_MESSAGE.validate_python(message)
+        self.send(model.to_wire())
+
+    def send_frame(self, key: str, remaining_ms: int) -> FrameMessage:
+        """Store a new countdown frame on the timed card ``key`` and send it to the views."""
+        with self._lock:
+            self._frame_seq += 1
+            frame = CountdownFrame(remaining_ms=remaining_ms, seq=self._frame_seq)
+            self.update_card(key, frame=frame)
+        message = FrameMessage(key=key, remaining_ms=remaining_ms, seq=frame.seq)
+        self.send_message(message)
+        return message
+
+    def send_error(
+        self, code: str, message: str, *, key: str | None = None, view_id: str | None = None
+    ) -> None:
+        """Tell the views (or one view) that something failed; the card re-arms its controls."""
+        self.send_message(ErrorMessage(code=code, message=message, key=key, view_id=view_id))
+
+    def _handle_custom_msg_content(
+        self, _widget: object, content: object, _buffers: object
+    ) -> None:
+        try:
+            message = VIEW_MESSAGE.validate_python(content)
+        except ValidationError as exc:
+            self._reply_invalid(content, exc)
+            return
+        for callback in self._view_callbacks:
+            try:
+                callback(message)
+            except Exception as exc:
+                self.log.exception("ipyask: a view message callback failed")
+                code = getattr(exc, "code", None)
+                self._send_quietly(
+                    ErrorMessage(
+                        code=code if isinstance(code, str) and code else "INTERNAL_ERROR",
+                        message=str(exc) or type(exc).__name__,
+                        key=getattr(message, "key", None),
+                        view_id=message.view_id,
+                    )
+                )
+
+    def _reply_invalid(self, content: object, exc: ValidationError) -> None:
+        fields = content if isinstance(content, dict) else {}
+        key, view_id = fields.get("key"), fields.get("viewId")
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "message"
+        self._send_quietly(
+            ErrorMessage(
+                code="BAD_MESSAGE",
+                message=f"invalid view message ({where}: {first['msg']})",
+                key=key if isinstance(key, str) else None,
+                view_id=view_id if isinstance(view_id, str) else None,
+            )
+        )
+
+    def _send_quietly(self, message: ErrorMessage) -> None:
+        try:
+            self.send(message.to_wire())
+        except Exception:
+            self.log.exception("ipyask: could not send an error message to the view")

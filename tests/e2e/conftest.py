@@ -1,0 +1,77 @@
+"""Fixtures for the end-to-end tests: Debian's Chromium, one JupyterLab server per module.
+
+Every server is a real subprocess on a free localhost port with private Jupyter directories; it
+is stopped at the end of its module even when a test failed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import TYPE_CHECKING
+
+import pytest
+
+from ._pages import LabNotebook
+from ._servers import CHROMIUM, CHROMIUM_ARGS, Server, lab_server, start_once_more_on_failure
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from playwright.sync_api import Browser
+
+LAB_START_TIMEOUT = 60.0
+
+
+@pytest.fixture(scope="package")
+def browser() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def lab_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory JupyterLab serves; tests write their notebooks here."""
+    return tmp_path_factory.mktemp("lab-root")
+
+
+@pytest.fixture(scope="module")
+def lab(lab_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A JupyterLab server (started once more if the first start fails), always stopped."""
+    if importlib.util.find_spec("jupyterlab") is None:
+        pytest.fail("JupyterLab is not installed: pip install -e '.[test,lab]'")
+    base = tmp_path_factory.mktemp("lab-home")
+    servers: list[Server] = []
+
+    def make() -> Server:
+        server = lab_server(lab_root, base)
+        servers.append(server)
+        return server
+
+    try:
+        yield start_once_more_on_failure(make, LAB_START_TIMEOUT)
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@pytest.fixture
+def lab_notebook(
+    browser: Browser, lab: Server, request: pytest.FixtureRequest
+) -> Iterator[LabNotebook]:
+    """A fresh browser page on the Lab server; its kernels are shut down after the test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    notebook = LabNotebook(page, lab, shots="lab-" + request.node.name.removeprefix("test_"))
+    try:
+        yield notebook
+    finally:
+        context.close()
+        notebook.shut_down_kernels()

@@ -1,0 +1,257 @@
+"""Accessibility (axe-core), XSS safety and light/dark screenshots for every card type."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from ipyask.widget import Card, QuestionWidget
+
+from .widget_cardkit import approval, batch, generic, options, plan, question, timed
+
+pytestmark = pytest.mark.browser
+
+ANSWERED = {
+    "answers": [
+        {"id": "lang", "selected": ["Go"]},
+        {"id": "features", "selected": ["Auth", "Search"], "custom": "Export"},
+        {"id": "notes", "selected": []},
+    ]
+}
+
+
+def _goto_multi(wpage) -> None:
+    wpage.card("b1").get_by_role("button", name="Next question").click()
+    wpage.card("b1").get_by_role("checkbox", name="Billing").click()
+    wpage.card("b1").get_by_role("textbox", name="Other answer").fill("Export")
+
+
+def _goto_text(wpage) -> None:
+    wpage.card("b1").get_by_role("button", name="Skip").click()
+    wpage.card("b1").get_by_role("button", name="Skip").click()
+    wpage.card("b1").get_by_role("textbox").press("Enter")  # shows the validation message
+
+
+def _expand(wpage) -> None:
+    wpage.page.locator("article [data-action=collapse]").first.click()
+
+
+def _error(wpage) -> None:
+    wpage.card("g1").get_by_role("button", name="Submit").click()
+    wpage.emit({"kind": "error", "protocolVersion": 1, "code": "REPLY_QUEUED",
+                "message": "A reply to this question is already queued.", "key": "g1"})  # fmt: skip
+    wpage.emit({"kind": "error", "protocolVersion": 1, "code": "BAD_MESSAGE",
+                "message": "invalid view message (kind: unknown)"})  # fmt: skip
+
+
+def _focus_timed(wpage) -> None:
+    wpage.card("t1").get_by_role("radio", name="SQLite").focus()
+
+
+SCENES: dict[str, tuple[list[Card], Any]] = {
+    "generic": ([generic("g1")], None),
+    "batch-single": ([batch("b1")], None),
+    "batch-multi": ([batch("b1")], _goto_multi),
+    "batch-text": ([batch("b1")], _goto_text),
+    "plan-review": ([plan("p1")], None),
+    "plan-review-request-changes": ([plan("p2", decline=False)], None),
+    "approval": ([approval("a1")], None),
+    "timed": ([timed("t1", remaining_ms=42_000)], None),
+    "timed-paused": ([timed("t1", remaining_ms=42_000)], _focus_timed),
+    "continued": ([timed("t1", status="continued")], None),
+    "answered": ([batch("b1", status="answered", answer=ANSWERED)], _expand),
+    "cancelled": ([generic("c1", status="cancelled", notice="The run was stopped.")], None),
+    "expired": ([generic("e1", status="expired", notice="The agent went on without it.")], None),
+    "errors": ([generic("g1")], _error),
+}
+
+
+def _mount_scene(wpage, name: str, theme: str, language: str = "") -> None:
+    cards, act = SCENES[name]
+    wpage.mount(QuestionWidget(cards=cards, language=language), theme=theme, clock=True)
+    if act is not None:
+        act(wpage)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("scene", list(SCENES))
+def test_axe_has_no_violations(wpage, scene: str, theme: str) -> None:
+    _mount_scene(wpage, scene, theme)
+    assert wpage.axe() == []
+
+
+@pytest.mark.parametrize("scene", ["generic", "approval", "plan-review", "answered"])
+def test_axe_chinese(wpage, scene: str) -> None:
+    _mount_scene(wpage, scene, "light", language="zh-CN")
+    assert wpage.axe() == []
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_screenshots(wpage, theme: str) -> None:
+    """Every card type in one light and one dark page, plus one image per scene."""
+    for name in SCENES:
+        _mount_scene(wpage, name, theme)
+        path = wpage.screenshot(f"{name}-{theme}")
+        assert path.stat().st_size > 1000
+    cards = [
+        generic("g1"),
+        batch("b1"),
+        plan("p1"),
+        approval("a1"),
+        timed("t1", remaining_ms=42_000),
+        timed("c1", status="continued"),
+        batch("a2", status="answered", answer=ANSWERED),
+        generic("x1", status="expired", notice="The agent went on without it."),
+    ]
+    wpage.mount(QuestionWidget(cards=cards), theme=theme, clock=True)
+    wpage.screenshot(f"all-cards-{theme}")
+    wpage.mount(QuestionWidget(cards=cards, language="zh"), theme=theme, clock=True)
+    wpage.screenshot(f"all-cards-zh-{theme}")
+
+
+# -- XSS -----------------------------------------------------------------------------------------
+
+PAYLOADS = [
+    "<script>window.__xss = 'script'</script>",
+    "<img src=x onerror=\"window.__xss = 'img'\">",
+    "[click me](javascript:window.__xss='link')",
+    "<a href=\"javascript:window.__xss='a'\">anchor</a>",
+    '<iframe src="http://evil.test/frame" onload="window.__xss=\'iframe\'"></iframe>',
+    "<svg onload=\"window.__xss='svg'\"></svg>",
+    "\"><img src=x onerror=window.__xss='attr'>",
+    "![pixel](http://evil.test/pixel.png\" onerror=\"window.__xss='md-img')",
+]
+EVIL = " ".join(PAYLOADS)
+
+
+def _xss_cards() -> list[Any]:
+    opts = [{"label": f"{p} (Recommended)", "description": p} for p in PAYLOADS]
+    generic_card = Card(
+        key="x1",
+        questions=[question("q", EVIL, header=EVIL, detail=EVIL, options=opts)],
+        notice=EVIL,
+    )
+    multi = Card(key="x2", questions=[question("m", EVIL, multiSelect=True, options=opts)])
+    plan_card = Card(
+        key="x3",
+        questions=[
+            question(
+                "p",
+                EVIL,
+                detail=EVIL,
+                options=[{"label": PAYLOADS[0], "description": EVIL}, {"label": PAYLOADS[1]}],
+                intent={"kind": "plan-review", "approve": PAYLOADS[0]},
+            )
+        ],
+    )
+    labels = {"reject": PAYLOADS[1], "approve": PAYLOADS[2], "always": PAYLOADS[3]}
+    approval_card = Card(
+        key="x4",
+        questions=[
+            question(
+                "a",
+                EVIL,
+                detail=EVIL,
+                options=options(*labels.values()),
+                intent={
+                    "kind": "approval",
+                    **labels,
+                    "subject": {"name": EVIL, "icon": "javascript:window.__xss='icon'"},
+                    "display": {"question": {"en": EVIL}, "detail": {"en": EVIL},
+                                "approve": {"en": EVIL}},
+                },
+            )
+        ],
+    )  # fmt: skip
+    answered = Card(
+        key="x5",
+        questions=[question("q", EVIL, header=EVIL, options=opts)],
+        status="answered",
+        answer={"answers": [{"id": "q", "selected": PAYLOADS, "custom": EVIL}]},
+    )
+    icon_card = approval("x6").to_wire()
+    icon_card["questions"][0]["intent"]["subject"]["icon"] = " data:text/html,<script>x</script>"
+    return [generic_card, multi, plan_card, approval_card, answered, icon_card]
+
+
+def test_xss_payloads_never_execute_or_load(wpage) -> None:
+    widget = QuestionWidget(cards=_xss_cards())
+    wpage.mount(widget)
+    page = wpage.page
+    expect(page.locator("article")).to_have_count(6)
+    page.locator("article[data-key=x5]").get_by_role(
+        "button", name="Expand the question card"
+    ).click()
+    page.locator("article[data-key=x1]").get_by_role("radio").nth(2).click()
+    page.locator("article[data-key=x2]").get_by_role("checkbox").nth(3).click()
+    for message in (
+        {"kind": "error", "protocolVersion": 1, "code": "X", "message": EVIL, "key": "x1"},
+        {"kind": "error", "protocolVersion": 1, "code": EVIL, "message": EVIL},
+    ):
+        wpage.emit(message)
+    page.wait_for_timeout(300)
+    # Payloads are visible as text, never as markup.
+    expect(page.locator("article[data-key=x1] h2")).to_have_text(EVIL)
+    expect(page.locator("article[data-key=x1] .ipyask-notice")).to_have_text(EVIL)
+    expect(page.locator(".ipyask-banner")).to_contain_text("<script>")
+    expect(page.locator("article[data-key=x1] .ipyask-markdown")).to_contain_text("<iframe")
+    report = page.evaluate(
+        """() => {
+          const root = document.getElementById('out');
+          const all = Array.from(root.querySelectorAll('*'));
+          return {
+            xss: window.__xss ?? null,
+            active: root.querySelectorAll('script, iframe, object, embed, frame, link, style')
+              .length,
+            handlers: all.flatMap(el => Array.from(el.attributes).map(a => a.name))
+                         .filter(name => name.startsWith('on')),
+            hrefs: Array.from(root.querySelectorAll('[href]'), el => el.getAttribute('href')),
+            srcs: Array.from(root.querySelectorAll('[src]'), el => el.getAttribute('src')),
+            svgs: Array.from(root.querySelectorAll('svg'), el => el.getAttribute('class')),
+          };
+        }"""
+    )
+    assert report["xss"] is None
+    assert report["active"] == 0
+    assert report["handlers"] == []
+    assert report["hrefs"] == []
+    assert report["srcs"] == []  # both unsafe icons were left out
+    assert set(report["svgs"]) == {"ipyask-svg"}  # only our own icons
+    assert [url for url in wpage.requests if "evil" in url] == []
+    # Clicking through every button still runs nothing.
+    for button in page.locator("#out button:enabled").all():
+        if button.is_visible():
+            button.click()
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__xss ?? null") is None
+    assert wpage.requests == []
+
+
+def test_sanitizer_also_guards_html_in_state(wpage) -> None:
+    """Defence in depth: even HTML that bypassed the kernel is scrubbed by the view."""
+    card = generic("h1").to_wire()
+    card["view"]["detailHtml"] = [
+        '<p onclick="window.__xss=1">ok <a href="javascript:window.__xss=2">js</a>'
+        '<a href="https://example.test/" style="color:red">fine</a>'
+        '<img src="http://evil.test/p.png"><img src="data:image/svg+xml,x">'
+        '<script>window.__xss=3</script><iframe src="http://evil.test/"></iframe>'
+        "<form><button>b</button></form><table><tr><td style='text-align:right'>r</td>"
+        "<td style='background:url(http://evil.test/)'>s</td></tr></table></p>"
+    ]
+    wpage.page.goto("http://ipyask.test/index.html")
+    wpage.page.wait_for_function("window.__ready === true")
+    wpage.page.evaluate("s => window.__mount(s, 1)", {"cards": [card], "language": "",
+                                                      "protocol_version": 1})  # fmt: skip
+    markdown = wpage.card("h1").locator(".ipyask-markdown")
+    expect(markdown).to_contain_text("ok jsfine")
+    expect(markdown.locator("img")).to_have_count(1)  # the svg image lost its src and is dropped
+    html = markdown.inner_html()
+    for bad in ("onclick", "javascript:", "<script", "<iframe", "<form", "<button", "svg+xml",
+                "background", "color:red"):  # fmt: skip
+        assert bad not in html, bad
+    assert 'href="https://example.test/"' in html and 'style="text-align:right"' in html
+    assert 'src="http://evil.test/p.png"' in html  # http images are allowed by the policy
+    wpage.page.wait_for_timeout(200)
+    assert wpage.page.evaluate("window.__xss ?? null") is None

@@ -1,0 +1,224 @@
+"""The widget class: defaults, validation, state round-trip and the card API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import traitlets
+from pydantic import ValidationError
+
+import ipyask.widget as widget_module
+from ipyask._vocabulary import AskUserQuestionAnswer
+from ipyask.widget import PROTOCOL_VERSION, Card, CountdownFrame, QuestionWidget
+
+from .widget_cardkit import approval, batch, generic, plan, timed
+
+
+def test_public_names_are_exported() -> None:
+    public = {name for name in dir(widget_module) if not name.startswith("_")}
+    assert set(widget_module.__all__) <= public
+    assert "QuestionWidget" in widget_module.__all__
+    assert sorted(widget_module.__all__) == sorted(set(widget_module.__all__))
+
+
+def test_defaults() -> None:
+    widget = QuestionWidget()
+    assert widget.cards == []
+    assert widget.language == ""
+    assert widget.protocol_version == PROTOCOL_VERSION
+    assert widget.get_cards() == []
+    state = widget.get_state()
+    assert state["cards"] == [] and state["language"] == ""
+    assert state["protocol_version"] == PROTOCOL_VERSION
+    widget.close()
+
+
+def test_esm_and_css_are_the_shipped_files() -> None:
+    static = Path(widget_module.__file__).parent / "static"
+    widget = QuestionWidget()
+    assert widget._esm == (static / "widget.js").read_text(encoding="utf-8")
+    assert widget._css == (static / "widget.css").read_text(encoding="utf-8")
+    assert "export default { initialize, render }" in widget._esm
+    widget.close()
+
+
+def test_css_rules_are_all_scoped_under_the_root_class() -> None:
+    css = (Path(widget_module.__file__).parent / "static" / "widget.css").read_text("utf-8")
+    body = "".join(part.split("*/")[-1] for part in css.split("/*"))  # drop comments
+    selectors = [block.split("{")[0] for block in body.split("}") if "{" in block]
+    for selector_list in selectors:
+        for selector in selector_list.split(","):
+            assert selector.strip().startswith(".ipyask"), selector
+
+
+def test_unknown_constructor_arguments_are_rejected() -> None:
+    with pytest.raises(TypeError, match="layout, value"):
+        QuestionWidget(value=1, layout=None)
+
+
+def test_protocol_version_is_read_only() -> None:
+    widget = QuestionWidget()
+    with pytest.raises(traitlets.TraitError, match="read-only"):
+        widget.protocol_version = 99
+    widget.close()
+
+
+@pytest.mark.parametrize("language", ["", "en", "zh", "zh-CN", "zh_Hans", "de-DE"])
+def test_language_accepts_tags(language: str) -> None:
+    widget = QuestionWidget(language=language)
+    assert widget.language == language
+    widget.close()
+
+
+@pytest.mark.parametrize("language", ["english!", "zh CN", "-", "<script>"])
+def test_language_rejects_garbage(language: str) -> None:
+    with pytest.raises(traitlets.TraitError, match="language"):
+        QuestionWidget(language=language)
+
+
+def test_cards_are_normalized_to_wire_dicts_with_a_view() -> None:
+    widget = QuestionWidget(cards=[generic("g1"), plan("p1"), approval("a1")])
+    kinds = [card["view"]["presentation"]["kind"] for card in widget.cards]
+    assert kinds == ["generic", "plan-review", "approval"]
+    first = widget.cards[0]
+    assert first["status"] == "pending" and first["wait"] == "none"
+    assert "callId" not in first
+    assert first["view"]["detailHtml"][0].startswith("<p>We need <strong>one</strong>")
+    widget.close()
+
+
+def test_state_round_trip() -> None:
+    cards = [generic("g1"), batch("b1"), plan("p1"), approval("a1"), timed("t1")]
+    widget = QuestionWidget(cards=cards)
+    assert widget.get_cards() == cards
+    clone = QuestionWidget(cards=widget.cards)  # wire dicts (with views) are accepted back
+    assert clone.cards == widget.cards
+    assert clone.get_cards() == cards
+    widget.close()
+    clone.close()
+
+
+def test_view_html_cannot_be_injected_through_state() -> None:
+    wire = generic("g1").to_wire()
+    wire["view"] = {"presentation": {"kind": "generic"}, "detailHtml": ["<img src=x onerror=1>"]}
+    widget = QuestionWidget(cards=[wire])
+    assert "onerror" not in widget.cards[0]["view"]["detailHtml"][0]
+    widget.close()
+
+
+@pytest.mark.parametrize(
+    ("card", "message"),
+    [
+        ({"key": "k", "questions": []}, "questions"),
+        ({"key": "", "questions": [{"id": "a", "question": "?"}]}, "key"),
+        ({"key": "k", "questions": [{"id": "a"}]}, "question"),
+        ({"key": "k", "wait": "timed", "questions": [{"id": "a", "question": "?"}]}, "call_id"),
+        ({"key": "k", "callId": "c", "questions": [{"id": "a", "question": "?"}]}, "call_id"),
+        (
+            {"key": "k", "questions": [{"id": "a", "question": "?"}, {"id": "a", "question": "!"}]},
+            "unique",
+        ),
+        (
+            {
+                "key": "k",
+                "questions": [{"id": "a", "question": "?"}],
+                "answer": {"answers": [{"id": "a", "selected": []}]},
+            },
+            "answered",
+        ),
+        (
+            {
+                "key": "k",
+                "questions": [{"id": "a", "question": "?"}],
+                "frame": {"remainingMs": 1, "seq": 1},
+            },
+            "timed",
+        ),
+        ({"key": "k", "status": "lost", "questions": [{"id": "a", "question": "?"}]}, "status"),
+        ({"key": "k", "questions": [{"id": "a", "question": "?"}], "extra": 1}, "extra"),
+    ],
+)
+def test_bad_cards_are_rejected(card: dict[str, object], message: str) -> None:
+    with pytest.raises(traitlets.TraitError, match=message):
+        QuestionWidget(cards=[card])
+
+
+def test_cards_must_be_a_list_with_unique_keys() -> None:
+    widget = QuestionWidget()
+    with pytest.raises(traitlets.TraitError):
+        widget.cards = "nope"  # type: ignore[assignment]
+    with pytest.raises(traitlets.TraitError, match="valid card"):
+        widget.cards = [{"key": "k"}]
+    with pytest.raises(traitlets.TraitError, match="unique"):
+        widget.cards = [generic("same"), generic("same")]
+    assert widget.cards == []
+    widget.close()
+
+
+def test_set_card_adds_and_replaces_in_place() -> None:
+    widget = QuestionWidget(cards=[generic("a"), generic("b")])
+    widget.set_card(generic("c"))
+    widget.set_card(plan("a"))
+    assert [card.key for card in widget.get_cards()] == ["a", "b", "c"]
+    assert widget.cards[0]["view"]["presentation"]["kind"] == "plan-review"
+    widget.close()
+
+
+def test_update_card_validates_changes() -> None:
+    widget = QuestionWidget(cards=[timed("t")])
+    answer = {"answers": [{"id": "q1", "selected": ["SQLite"]}]}
+    updated = widget.update_card("t", status="answered", answer=answer, frame=None)
+    assert updated.status == "answered"
+    assert updated.answer == AskUserQuestionAnswer.model_validate(answer)
+    assert widget.get_card("t") == updated
+    with pytest.raises(ValidationError):
+        widget.update_card("t", status="pending", notice="x")  # an answer needs 'answered'
+    assert widget.get_card("t") == updated  # unchanged after a failed update
+    widget.update_card("t", notice="done")
+    assert widget.get_card("t").notice == "done"
+    with pytest.raises(KeyError):
+        widget.update_card("missing", status="expired")
+    widget.close()
+
+
+def test_remove_card() -> None:
+    widget = QuestionWidget(cards=[generic("a"), generic("b")])
+    assert widget.remove_card("a").key == "a"
+    assert [card.key for card in widget.get_cards()] == ["b"]
+    with pytest.raises(KeyError):
+        widget.remove_card("a")
+    with pytest.raises(KeyError):
+        widget.get_card("a")
+    widget.close()
+
+
+def test_send_frame_stores_the_frame_and_sends_it(widget_sends) -> None:
+    widget, sent = widget_sends
+    widget.set_card(timed("t", remaining_ms=9000, seq=0))
+    first = widget.send_frame("t", 8000)
+    second = widget.send_frame("t", 7000)
+    assert second.seq > first.seq
+    assert widget.get_card("t").frame == CountdownFrame(remaining_ms=7000, seq=second.seq)
+    assert sent == [
+        {"kind": "frame", "protocolVersion": 1, "key": "t", "remainingMs": 8000, "seq": first.seq},
+        {"kind": "frame", "protocolVersion": 1, "key": "t", "remainingMs": 7000, "seq": second.seq},
+    ]
+    widget.set_card(generic("g"))
+    with pytest.raises(ValidationError):
+        widget.send_frame("g", 1000)  # only timed cards carry a frame
+
+
+def test_traits_sync_only_on_change(widget_sends) -> None:
+    widget, _ = widget_sends
+    changes: list[object] = []
+    widget.observe(lambda change: changes.append(change["new"]), names=["cards"])
+    widget.set_card(generic("a"))
+    widget.cards = list(widget.cards)  # same content: no change event
+    assert len(changes) == 1
+
+
+def test_card_model_helpers() -> None:
+    card = timed("t")
+    assert card.keyed and not generic("g").keyed
+    assert Card.model_validate(card.to_wire()) == card

@@ -1,0 +1,140 @@
+"""Card factories for the widget tests: every card is built through the real models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ipyask._vocabulary import AskUserQuestionItem
+from ipyask.widget import Card, QuestionWidget
+
+
+def question(qid: str = "q1", text: str = "Which database should we use?", **fields: Any):
+    return AskUserQuestionItem.model_validate({"id": qid, "question": text, **fields})
+
+
+def options(*labels: str, descriptions: dict[str, str] | None = None) -> list[dict[str, str]]:
+    described = descriptions or {}
+    return [
+        {"label": label, **({"description": described[label]} if label in described else {})}
+        for label in labels
+    ]
+
+
+def generic(key: str = "g1", *questions: AskUserQuestionItem, **fields: Any) -> Card:
+    items = list(questions) or [
+        question(
+            header="Storage",
+            detail="We need **one** store for the job queue. See `docs/queue.md`.",
+            options=options(
+                "PostgreSQL (Recommended)",
+                "SQLite",
+                "Redis",
+                descriptions={"PostgreSQL (Recommended)": "Already deployed", "Redis": "Fast"},
+            ),
+        )
+    ]
+    return Card(key=key, questions=items, **fields)
+
+
+def batch(key: str = "b1", **fields: Any) -> Card:
+    return Card(
+        key=key,
+        questions=[
+            question("lang", "Which language?", header="Stack", options=options("Python", "Go")),
+            question(
+                "features",
+                "Which features?",
+                multiSelect=True,
+                options=options("Auth", "Billing", "Search"),
+            ),
+            question("notes", "Anything else?"),
+        ],
+        **fields,
+    )
+
+
+PLAN = """# Migration plan
+
+1. Add the `jobs` table.
+2. Backfill from the old queue.
+3. Switch readers, then writers.
+
+| Step | Risk |
+|---|---|
+| Backfill | low |
+"""
+
+
+def plan(key: str = "p1", *, decline: bool = True, **fields: Any) -> Card:
+    labels = ["Approve the plan", "Keep planning"] if decline else ["Approve the plan"]
+    return Card(
+        key=key,
+        questions=[
+            question(
+                "plan",
+                "Approve this plan?",
+                detail=PLAN,
+                options=options(*labels, descriptions={"Approve the plan": "Start the work"}),
+                intent={"kind": "plan-review", "approve": "Approve the plan", "callId": "c-plan"},
+            )
+        ],
+        **fields,
+    )
+
+
+ICON = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+def approval(key: str = "a1", *, always: bool = True, **fields: Any) -> Card:
+    intent: dict[str, Any] = {
+        "kind": "approval",
+        "approve": "allow",
+        "reject": "deny",
+        "subject": {"name": "Shell tool", "icon": ICON},
+        "display": {
+            "question": {"en": "Run `rm -rf build/`?", "zh": "运行 `rm -rf build/`？"},
+            "detail": {"en": "Deletes the **build** folder.", "zh": "删除 **build** 文件夹。"},
+            "approve": {"en": "Run once", "zh": "运行一次"},
+        },
+    }
+    labels = ["deny", "allow"]
+    if always:
+        intent["always"] = "allow-always"
+        labels.append("allow-always")
+    return Card(
+        key=key,
+        questions=[
+            question(
+                "perm",
+                "Allow the shell command?",
+                detail="The agent wants to run a command.",
+                options=options(*labels),
+                intent=intent,
+            )
+        ],
+        **fields,
+    )
+
+
+def timed(key: str = "t1", remaining_ms: int = 10_000, seq: int = 1, **fields: Any) -> Card:
+    base = generic(key)
+    return Card(
+        key=key,
+        call_id=f"call-{key}",
+        wait="timed",
+        questions=base.questions,
+        frame={"remainingMs": remaining_ms, "seq": seq},
+        **fields,
+    )
+
+
+def state_of(widget: QuestionWidget) -> dict[str, Any]:
+    """The synced state a real front end would receive."""
+    return {
+        "cards": widget.cards,
+        "language": widget.language,
+        "protocol_version": widget.protocol_version,
+    }
