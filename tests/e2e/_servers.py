@@ -22,18 +22,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 LAB_SETTINGS = {
     # No news / update toast over the notebook.
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from ipyask.testing import launch_chromium
+
 from ._pages import LabNotebook
-from ._servers import CHROMIUM, CHROMIUM_ARGS, Server, lab_server, start_once_more_on_failure
+from ._servers import Server, lab_server, start_once_more_on_failure
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -28,7 +30,7 @@ def browser() -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         try:
             yield browser
         finally:

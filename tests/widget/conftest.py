@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ipyask.testing import launch_chromium
 from ipyask.widget import QuestionWidget
 
 if TYPE_CHECKING:
@@ -24,17 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "src" / "ipyask" / "widget" / "static"
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 DEFAULT_AXE = ROOT / ".cache" / "node" / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ORIGIN = "http://ipyask.test"
 
 PAGE = (Path(__file__).parent / "harness.html").read_text(encoding="utf-8")
@@ -71,10 +61,8 @@ def browser() -> Iterator[Browser]:
     """
     from playwright.sync_api import sync_playwright
 
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}; install Debian's `chromium` package")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         yield browser
         browser.close()
 

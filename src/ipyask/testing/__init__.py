@@ -9,6 +9,7 @@
 """
 
 from .._clock import ManualClock, drain_loop
+from ._browser import CHROMIUM, CHROMIUM_ARGS, launch_chromium
 from ._headless import HeadlessFrontend
 from ._kernel import KernelFrontend
 from ._kernel_errors import CellAborted, FrontendError, FrontendTimeout, KernelDied, KernelError
@@ -18,6 +19,8 @@ from ._notebook import NotebookEvent, NotebookRunner, Step
 from ._scripted import SKIP, TIME_OUT, Other, Reply, ScriptedAnswerer
 
 __all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
     "SKIP",
     "TIME_OUT",
     "CellAborted",
@@ -38,4 +41,5 @@ __all__ = [
     "Step",
     "WidgetModel",
     "drain_loop",
+    "launch_chromium",
 ]
