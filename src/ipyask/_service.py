@@ -3,32 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import threading
 from collections.abc import AsyncGenerator, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
-from weakref import WeakKeyDictionary, WeakSet
 
 from ._abort import AbortController, AbortSignal
 from ._agents import Agent, AgentRegistry
 from ._clock import Clock, LoopClock, call_on_loop
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
 from ._intents import check_intents
-from ._projection import (
-    ASK_USER_QUESTION_TOOL,
-    REPLY_SOURCE,
-    Projections,
-    UserQuestionProjectionView,
-)
+from ._projection import Projections, UserQuestionProjectionView
+from ._replies import ReplyBook, reply_message
 from ._session import (
-    MessageSource,
     Session,
-    SessionEvent,
-    TurnEndEvent,
-    UserMessage,
-    UserMessageEvent,
 )
 from ._timed_wait import TimedQuestionWait
 from ._vocabulary import (
@@ -47,12 +35,6 @@ MAX_TIMEOUT_MS = 2_147_483_647
 """The longest foreground wait, in milliseconds (a positive 32-bit platform timer)."""
 
 RequestLike = AskUserQuestionRequest | Mapping[str, Any]
-
-
-@dataclass
-class _Reservation:
-    message_id: str
-    claimed_turn: int | None = None
 
 
 def _check_timeout(timeout_ms: object) -> int:
@@ -88,13 +70,12 @@ class UserQuestions:
 
     def __init__(self, *, clock: Clock | None = None) -> None:
         self.clock: Clock = clock if clock is not None else LoopClock()
-        self.agents = AgentRegistry(on_enter=self._watch)
+        self.agents = AgentRegistry(on_enter=lambda agent: self._replies.watch(agent.session))
         self._waterfall = Waterfall()
         self._projections = Projections()
         self._lock = threading.RLock()
         self._waits: dict[Agent, dict[str, TimedQuestionWait]] = {}
-        self._replies: WeakKeyDictionary[Session, dict[str, _Reservation]] = WeakKeyDictionary()
-        self._watched: WeakSet[Session] = WeakSet()
+        self._replies = ReplyBook()
         self._lifetime = AbortController()
 
     # -- answerers ---------------------------------------------------------------------------
@@ -295,14 +276,12 @@ class UserQuestions:
             else AskUserQuestionAnswer.model_validate(answer)
         )
         session = agent.session
-        self._watch(agent)
+        self._replies.watch(session)
         with self._lock:
             row = self._projections.continued(session, call_id)
             if row is None:
                 return False
-            if call_id in self._replies.get(session, {}) or any(
-                _is_reply(message, call_id) for message in session.next_turn + session.next_step
-            ):
+            if self._replies.waiting(session, call_id):
                 raise UserQuestionError.of("REPLY_QUEUED")
             ids = {item.id for item in batch.answers}
             expected = [question.id for question in row.questions]
@@ -312,22 +291,12 @@ class UserQuestions:
                 or any(qid not in ids for qid in expected)
             ):
                 raise UserQuestionError.bad_answer(call_id, len(expected))
-            body = {
-                "kind": "answer_to_pending_question",
-                "tool": ASK_USER_QUESTION_TOOL,
-                "callId": call_id,
-                "questions": [question.to_wire() for question in row.questions],
-                "answers": [item.to_wire() for item in batch.answers],
-            }
-            message = UserMessage(
-                source=MessageSource(kind=REPLY_SOURCE, call_id=call_id, outcome="answered"),
-                content=[{"type": "text", "text": _compact(body)}],
-            )
-            self._replies.setdefault(session, {})[call_id] = _Reservation(message.id)
+            message = reply_message(row, batch)
+            self._replies.reserve(session, call_id, message.id)
             try:
                 session.steer(message)
             except BaseException:
-                self._release(session, call_id, message.id)
+                self._replies.release(session, call_id, message.id)
                 raise
             return True
 
@@ -336,53 +305,6 @@ class UserQuestions:
         if isinstance(session, Agent):
             session = session.session
         return self._projections.view(session)
-
-    # -- reply reservations (a SessionListener) ---------------------------------------------
-    def _watch(self, agent: Agent) -> None:
-        session = agent.session
-        with self._lock:
-            if session in self._watched:
-                return
-            self._watched.add(session)
-        session.subscribe(self)
-
-    def _release(self, session: Session, call_id: str, message_id: str) -> None:
-        with self._lock:
-            held = self._replies.get(session, {})
-            reservation = held.get(call_id)
-            if reservation is not None and reservation.message_id == message_id:
-                del held[call_id]
-
-    def event_appended(self, session: Session, event: SessionEvent) -> None:
-        """Admission of a reply releases its reservation; a turn's end drops its claims."""
-        if isinstance(event, UserMessageEvent):
-            source = event.source
-            if source is not None and source.kind == REPLY_SOURCE and source.call_id:
-                self._release(session, source.call_id, event.message_id)
-        elif isinstance(event, TurnEndEvent):
-            with self._lock:
-                held = self._replies.get(session, {})
-                for call_id in [c for c, r in held.items() if r.claimed_turn == event.turn]:
-                    del held[call_id]
-
-    def message_claimed(self, session: Session, message: UserMessage, turn: int) -> None:
-        """A reply taken into a turn keeps (or, restored from elsewhere, gets) a reservation."""
-        source = message.source
-        if source is None or source.kind != REPLY_SOURCE or not source.call_id:
-            return
-        with self._lock:
-            held = self._replies.setdefault(session, {})
-            reservation = held.get(source.call_id)
-            if reservation is None:
-                held[source.call_id] = _Reservation(message.id, turn)
-            elif reservation.message_id == message.id:
-                reservation.claimed_turn = turn
-
-    def message_discarded(self, session: Session, message: UserMessage) -> None:
-        """A discarded reply releases its reservation: the question is answerable again."""
-        source = message.source
-        if source is not None and source.kind == REPLY_SOURCE and source.call_id:
-            self._release(session, source.call_id, message.id)
 
     # -- lifetime ----------------------------------------------------------------------------
     @property
@@ -410,15 +332,6 @@ class UserQuestions:
 
 def _reason(signal: AbortSignal) -> BaseException:
     return signal.reason if signal.reason is not None else UserQuestionError.of("ASK_ABORTED")
-
-
-def _is_reply(message: UserMessage, call_id: str) -> bool:
-    source = message.source
-    return source is not None and source.kind == REPLY_SOURCE and source.call_id == call_id
-
-
-def _compact(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _consume(future: asyncio.Future[Any]) -> None:
