@@ -15,17 +15,17 @@ from weakref import WeakKeyDictionary
 
 from pydantic import Field
 
-from ._session import (
+from ._events import (
     Content,
     PtcDispatchEvent,
     RequestHeaderEvent,
-    Session,
     SessionEvent,
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
     first_text,
 )
+from ._session import Session
 from ._vocabulary import (
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,

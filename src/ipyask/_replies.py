@@ -12,15 +12,9 @@ import threading
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary, WeakSet
 
+from ._events import MessageSource, SessionEvent, TurnEndEvent, UserMessageEvent
 from ._projection import ASK_USER_QUESTION_TOOL, REPLY_SOURCE, PendingUserQuestion
-from ._session import (
-    MessageSource,
-    Session,
-    SessionEvent,
-    TurnEndEvent,
-    UserMessage,
-    UserMessageEvent,
-)
+from ._session import Session, UserMessage
 from ._vocabulary import AskUserQuestionAnswer
 
 __all__ = ["ReplyBook", "is_reply", "reply_message"]

@@ -15,9 +15,7 @@ from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore
 from ._intents import check_intents
 from ._projection import Projections, UserQuestionProjectionView
 from ._replies import ReplyBook, reply_message
-from ._session import (
-    Session,
-)
+from ._session import Session
 from ._timed_wait import TimedQuestionWait
 from ._vocabulary import (
     AskUserQuestionAnswer,

@@ -1,23 +1,5 @@
-"""A minimal host session: an append-only event log and an inbox of queued user messages.
-
-Event shapes (wire form, camelCase; dicts are validated into these models on append):
-
-==================== ===========================================================================
-``type``             fields
-==================== ===========================================================================
-``request/header``   ``tools``: the tool schemas the model saw (``[{name, description?,
-                     parameters}]``), or a placeholder string
-``tool/call``        ``callId``, ``name``, ``arguments`` (JSON text)
-``tool/result``      ``callId``, ``content`` (text, or ``[{type: 'text', text}]`` blocks),
-                     ``isError`` (default false), ``error`` (``{name?, code?, message?}``)
-``tool/ptc-dispatch`` ``callId`` (the ``run_code`` call), ``subCallId``, ``name``, ``arguments``
-                     (object or JSON text), ``content``, ``isError``
-``user/message``     ``messageId``, ``source`` (``{kind, callId?, outcome?}``), ``content``
-``turn/start``       ``turn``
-``turn/end``         ``turn``
-anything else        kept verbatim with its ``type``
-==================== ===========================================================================
-"""
+"""A minimal host session: an append-only log of :mod:`ipyask._events` records and an inbox of
+user messages queued for the agent (late replies are steered into it)."""
 
 from __future__ import annotations
 
@@ -25,163 +7,24 @@ import asyncio
 import threading
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
-from pydantic.alias_generators import to_camel
+from pydantic import Field
 
-__all__ = [
-    "Content",
-    "MessageSource",
-    "OtherEvent",
-    "PtcDispatchEvent",
-    "RequestHeaderEvent",
-    "Session",
-    "SessionEvent",
-    "SessionListener",
-    "ToolCallEvent",
-    "ToolErrorInfo",
-    "ToolResultEvent",
-    "TurnEndEvent",
-    "TurnStartEvent",
-    "UserMessage",
-    "UserMessageEvent",
-    "first_text",
-]
-
-Content = str | list[dict[str, Any]]
-"""Message content: plain text, or content blocks such as ``{type: 'text', text}``."""
-
-
-def first_text(content: Content) -> str | None:
-    """The first text of ``content``: the string itself, or the first ``text`` block's text."""
-    if isinstance(content, str):
-        return content
-    for block in content:
-        if block.get("type") == "text" and isinstance(block.get("text"), str):
-            return str(block["text"])
-    return None
-
-
-class _Event(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
-    )
-
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON-native wire form."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
-class RequestHeaderEvent(_Event):
-    """The exact tool schemas the model saw for one model request."""
-
-    type: Literal["request/header"] = "request/header"
-    tools: list[Any] | str | None = None
-
-
-class ToolCallEvent(_Event):
-    """A tool call the model made."""
-
-    type: Literal["tool/call"] = "tool/call"
-    call_id: str
-    name: str
-    arguments: str
-
-
-class ToolErrorInfo(_Event):
-    """The error a failed tool call recorded."""
-
-    name: str | None = None
-    code: str | None = None
-    message: str | None = None
-
-
-class ToolResultEvent(_Event):
-    """The result of a tool call."""
-
-    type: Literal["tool/result"] = "tool/result"
-    call_id: str
-    content: Content = ""
-    is_error: bool = False
-    error: ToolErrorInfo | None = None
-
-
-class PtcDispatchEvent(_Event):
-    """A programmatic sub-call made from inside a ``run_code`` call."""
-
-    type: Literal["tool/ptc-dispatch"] = "tool/ptc-dispatch"
-    call_id: str
-    sub_call_id: str
-    name: str
-    arguments: Any = None
-    content: Content = ""
-    is_error: bool = False
-
-
-class MessageSource(_Event):
-    """Where a user message came from; late replies use kind ``user-question-reply``."""
-
-    kind: str
-    call_id: str | None = None
-    outcome: str | None = None
-
-
-class UserMessageEvent(_Event):
-    """A user message admitted into the session."""
-
-    type: Literal["user/message"] = "user/message"
-    message_id: str
-    source: MessageSource | None = None
-    content: Content = ""
-
-
-class TurnStartEvent(_Event):
-    """An agent turn started."""
-
-    type: Literal["turn/start"] = "turn/start"
-    turn: int
-
-
-class TurnEndEvent(_Event):
-    """An agent turn ended."""
-
-    type: Literal["turn/end"] = "turn/end"
-    turn: int
-
-
-class OtherEvent(_Event):
-    """Any other event, kept verbatim."""
-
-    type: str
-
-
-_KNOWN_TYPES = frozenset(
-    {"request/header", "tool/call", "tool/result", "tool/ptc-dispatch", "user/message"}
-    | {"turn/start", "turn/end"}
+from ._events import (
+    EVENT,
+    Content,
+    MessageSource,
+    SessionEvent,
+    TurnEndEvent,
+    UserMessageEvent,
+    WireEvent,
 )
 
-
-def _event_tag(value: Any) -> str:
-    kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
-    return kind if kind in _KNOWN_TYPES else "other"
+__all__ = ["Session", "SessionListener", "UserMessage"]
 
 
-SessionEvent = Annotated[
-    Annotated[RequestHeaderEvent, Tag("request/header")]
-    | Annotated[ToolCallEvent, Tag("tool/call")]
-    | Annotated[ToolResultEvent, Tag("tool/result")]
-    | Annotated[PtcDispatchEvent, Tag("tool/ptc-dispatch")]
-    | Annotated[UserMessageEvent, Tag("user/message")]
-    | Annotated[TurnStartEvent, Tag("turn/start")]
-    | Annotated[TurnEndEvent, Tag("turn/end")]
-    | Annotated[OtherEvent, Tag("other")],
-    Discriminator(_event_tag),
-]
-_EVENT: TypeAdapter[SessionEvent] = TypeAdapter(SessionEvent)
-
-
-class UserMessage(_Event):
+class UserMessage(WireEvent):
     """A user message waiting in the inbox; :meth:`Session.admit` turns it into an event."""
 
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
@@ -225,7 +68,7 @@ class Session:
 
     def append(self, event: SessionEvent | Mapping[str, Any]) -> SessionEvent:
         """Append one event (a model, or a dict in wire form); returns the stored model."""
-        stored = _EVENT.validate_python(event)
+        stored = EVENT.validate_python(event)
         with self._lock:
             self._events.append(stored)
             listeners = list(self._listeners)

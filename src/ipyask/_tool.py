@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict
 from ._abort import AbortSignal
 from ._agents import Agent
 from ._errors import HarnessError, UserQuestionError
+from ._events import RequestHeaderEvent, ToolCallEvent, ToolErrorInfo, ToolResultEvent
 from ._projection import ASK_USER_QUESTION_TOOL, is_timed_ask_user_question_schema
 from ._service import UserQuestions
-from ._session import RequestHeaderEvent, ToolCallEvent, ToolErrorInfo, ToolResultEvent
 from ._vocabulary import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from .._agents import Agent
 from .._clock import call_on_loop
-from .._session import Session, SessionEvent, UserMessage
+from .._events import SessionEvent
+from .._session import Session, UserMessage
 from .._vocabulary import AskUserQuestionAnswer
 from ._routing import Refused
 

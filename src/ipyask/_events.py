@@ -1,0 +1,177 @@
+"""Session events: the records a host appends to a session's log.
+
+Event shapes (wire form, camelCase; dicts are validated into these models on append):
+
+==================== ===========================================================================
+``type``             fields
+==================== ===========================================================================
+``request/header``   ``tools``: the tool schemas the model saw (``[{name, description?,
+                     parameters}]``), or a placeholder string
+``tool/call``        ``callId``, ``name``, ``arguments`` (JSON text)
+``tool/result``      ``callId``, ``content`` (text, or ``[{type: 'text', text}]`` blocks),
+                     ``isError`` (default false), ``error`` (``{name?, code?, message?}``)
+``tool/ptc-dispatch`` ``callId`` (the ``run_code`` call), ``subCallId``, ``name``, ``arguments``
+                     (object or JSON text), ``content``, ``isError``
+``user/message``     ``messageId``, ``source`` (``{kind, callId?, outcome?}``), ``content``
+``turn/start``       ``turn``
+``turn/end``         ``turn``
+anything else        kept verbatim with its ``type``
+==================== ===========================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "EVENT",
+    "Content",
+    "MessageSource",
+    "OtherEvent",
+    "PtcDispatchEvent",
+    "RequestHeaderEvent",
+    "SessionEvent",
+    "ToolCallEvent",
+    "ToolErrorInfo",
+    "ToolResultEvent",
+    "TurnEndEvent",
+    "TurnStartEvent",
+    "UserMessageEvent",
+    "WireEvent",
+    "first_text",
+]
+
+Content = str | list[dict[str, Any]]
+"""Message content: plain text, or content blocks such as ``{type: 'text', text}``."""
+
+
+def first_text(content: Content) -> str | None:
+    """The first text of ``content``: the string itself, or the first ``text`` block's text."""
+    if isinstance(content, str):
+        return content
+    for block in content:
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            return str(block["text"])
+    return None
+
+
+class WireEvent(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-native wire form."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class RequestHeaderEvent(WireEvent):
+    """The exact tool schemas the model saw for one model request."""
+
+    type: Literal["request/header"] = "request/header"
+    tools: list[Any] | str | None = None
+
+
+class ToolCallEvent(WireEvent):
+    """A tool call the model made."""
+
+    type: Literal["tool/call"] = "tool/call"
+    call_id: str
+    name: str
+    arguments: str
+
+
+class ToolErrorInfo(WireEvent):
+    """The error a failed tool call recorded."""
+
+    name: str | None = None
+    code: str | None = None
+    message: str | None = None
+
+
+class ToolResultEvent(WireEvent):
+    """The result of a tool call."""
+
+    type: Literal["tool/result"] = "tool/result"
+    call_id: str
+    content: Content = ""
+    is_error: bool = False
+    error: ToolErrorInfo | None = None
+
+
+class PtcDispatchEvent(WireEvent):
+    """A programmatic sub-call made from inside a ``run_code`` call."""
+
+    type: Literal["tool/ptc-dispatch"] = "tool/ptc-dispatch"
+    call_id: str
+    sub_call_id: str
+    name: str
+    arguments: Any = None
+    content: Content = ""
+    is_error: bool = False
+
+
+class MessageSource(WireEvent):
+    """Where a user message came from; late replies use kind ``user-question-reply``."""
+
+    kind: str
+    call_id: str | None = None
+    outcome: str | None = None
+
+
+class UserMessageEvent(WireEvent):
+    """A user message admitted into the session."""
+
+    type: Literal["user/message"] = "user/message"
+    message_id: str
+    source: MessageSource | None = None
+    content: Content = ""
+
+
+class TurnStartEvent(WireEvent):
+    """An agent turn started."""
+
+    type: Literal["turn/start"] = "turn/start"
+    turn: int
+
+
+class TurnEndEvent(WireEvent):
+    """An agent turn ended."""
+
+    type: Literal["turn/end"] = "turn/end"
+    turn: int
+
+
+class OtherEvent(WireEvent):
+    """Any other event, kept verbatim."""
+
+    type: str
+
+
+_KNOWN_TYPES = frozenset(
+    {"request/header", "tool/call", "tool/result", "tool/ptc-dispatch", "user/message"}
+    | {"turn/start", "turn/end"}
+)
+
+
+def _event_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
+    return kind if kind in _KNOWN_TYPES else "other"
+
+
+SessionEvent = Annotated[
+    Annotated[RequestHeaderEvent, Tag("request/header")]
+    | Annotated[ToolCallEvent, Tag("tool/call")]
+    | Annotated[ToolResultEvent, Tag("tool/result")]
+    | Annotated[PtcDispatchEvent, Tag("tool/ptc-dispatch")]
+    | Annotated[UserMessageEvent, Tag("user/message")]
+    | Annotated[TurnStartEvent, Tag("turn/start")]
+    | Annotated[TurnEndEvent, Tag("turn/end")]
+    | Annotated[OtherEvent, Tag("other")],
+    Discriminator(_event_tag),
+]
+EVENT: TypeAdapter[SessionEvent] = TypeAdapter(SessionEvent)
