@@ -4,6 +4,19 @@ from ._abort import AbortController, AbortError, AbortSignal
 from ._agents import Agent, AgentRegistry
 from ._clock import Clock, LoopClock
 from ._errors import AskCancelledError, ErrorCode, HarnessError, UserQuestionError, restore_error
+from ._events import (
+    MessageSource,
+    OtherEvent,
+    PtcDispatchEvent,
+    RequestHeaderEvent,
+    SessionEvent,
+    ToolCallEvent,
+    ToolErrorInfo,
+    ToolResultEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+    UserMessageEvent,
+)
 from ._projection import (
     PendingUserQuestion,
     SettledUserQuestion,
@@ -11,21 +24,7 @@ from ._projection import (
     UserQuestionState,
 )
 from ._service import UserQuestions
-from ._session import (
-    MessageSource,
-    OtherEvent,
-    PtcDispatchEvent,
-    RequestHeaderEvent,
-    Session,
-    SessionEvent,
-    ToolCallEvent,
-    ToolErrorInfo,
-    ToolResultEvent,
-    TurnEndEvent,
-    TurnStartEvent,
-    UserMessage,
-    UserMessageEvent,
-)
+from ._session import Session, UserMessage
 from ._settlement import Settlement
 from ._timed_wait import TimedQuestionWait
 from ._tool import (
