@@ -6,7 +6,6 @@ with a stub anywidget model that records ``send`` calls. One Chromium runs per s
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,16 +118,12 @@ class WidgetPage:
             " document.documentElement.lang = lang; }",
             [theme, doc_lang],
         )
-        state = {
-            "cards": widget.cards,
-            "language": widget.language,
-            "protocol_version": widget.protocol_version,
-        }
+        state = widget.get_state(["cards", "language", "protocol_version"])
         self.page.evaluate("([s, n]) => window.__mount(s, n)", [state, views])
         return self
 
     def set_state(self, widget: QuestionWidget) -> None:
-        cards = json.loads(json.dumps(widget.cards))
+        cards = widget.get_state(["cards"])["cards"]  # JSON text, as synced
         self.page.evaluate("cards => window.__model.set('cards', cards)", cards)
 
     def set_language(self, language: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import traitlets
 from pydantic import ValidationError
 
 import ipyask.widget as widget_module
-from ipyask._vocabulary import AskUserQuestionAnswer
+from ipyask._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ipyask.widget import PROTOCOL_VERSION, Card, CountdownFrame, QuestionWidget
 
 from .widget_cardkit import approval, batch, generic, plan, timed
@@ -29,7 +30,7 @@ def test_defaults() -> None:
     assert widget.protocol_version == PROTOCOL_VERSION
     assert widget.get_cards() == []
     state = widget.get_state()
-    assert state["cards"] == [] and state["language"] == ""
+    assert state["cards"] == "[]" and state["language"] == ""
     assert state["protocol_version"] == PROTOCOL_VERSION
     widget.close()
 
@@ -222,3 +223,18 @@ def test_card_model_helpers() -> None:
     card = timed("t")
     assert card.keyed and not generic("g").keyed
     assert Card.model_validate(card.to_wire()) == card
+
+
+def test_cards_sync_as_json_text_reusing_unchanged_cards() -> None:
+    widget = QuestionWidget()
+    widget.set_card(Card(key="a", questions=[AskUserQuestionItem(id="q", question="A?")]))
+    first = widget.get_state(["cards"])["cards"]
+    assert isinstance(first, str)
+    assert json.loads(first) == widget.cards
+    widget.set_card(Card(key="b", questions=[AskUserQuestionItem(id="q", question="<b>?")]))
+    texts = widget._card_texts
+    assert texts["a"][1] == first[1:-1]  # the unchanged card's text was reused
+    assert json.loads(widget.get_state(["cards"])["cards"]) == widget.cards
+    widget.update_card("a", status="cancelled")
+    assert json.loads(widget.get_state(["cards"])["cards"])[0]["status"] == "cancelled"
+    widget.close()

@@ -133,8 +133,4 @@ def timed(key: str = "t1", remaining_ms: int = 10_000, seq: int = 1, **fields: A
 
 def state_of(widget: QuestionWidget) -> dict[str, Any]:
     """The synced state a real front end would receive."""
-    return {
-        "cards": widget.cards,
-        "language": widget.language,
-        "protocol_version": widget.protocol_version,
-    }
+    return dict(widget.get_state(["cards", "language", "protocol_version"]))

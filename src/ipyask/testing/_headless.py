@@ -8,6 +8,7 @@ answer encoding follow the card's rules, so what it submits is what a person's c
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -94,7 +95,8 @@ class HeadlessFrontend:
 
     def cards(self, panel: str | None = None) -> list[Card]:
         """The panel's cards as its synced state holds them."""
-        return list(self.kernel.widget_state(self.panel(panel)).get("cards", []))
+        raw = self.kernel.widget_state(self.panel(panel)).get("cards", [])
+        return list(json.loads(raw) if isinstance(raw, str) else raw)
 
     def card(self, key: str, panel: str | None = None) -> Card:
         """The card with ``key``."""

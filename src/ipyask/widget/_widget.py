@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from pathlib import Path
@@ -41,6 +42,27 @@ class _Unset:
 _UNSET: Any = _Unset()
 
 
+def _cards_to_json(value: list[dict[str, Any]], widget: object) -> str:
+    # Cards are replaced, never mutated in place, so an unchanged card keeps its dict and its text.
+    cache: dict[str, tuple[dict[str, Any], str]] = getattr(widget, "_card_texts", {})
+    fresh: dict[str, tuple[dict[str, Any], str]] = {}
+    for card in value:
+        known = cache.get(card["key"])
+        text = known[1] if known is not None and known[0] is card else _dump(card)
+        fresh[card["key"]] = (card, text)
+    if isinstance(widget, QuestionWidget):
+        widget._card_texts = fresh
+    return "[" + ",".join(text for _, text in fresh.values()) + "]"
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _cards_from_json(value: object, _widget: object) -> object:
+    return json.loads(value) if isinstance(value, str) else value
+
+
 def _normalize(value: object) -> dict[str, Any]:
     card = value if isinstance(value, Card) else Card.model_validate(value)
     return card.to_wire()
@@ -60,8 +82,14 @@ class QuestionWidget(anywidget.AnyWidget):
     _esm = _STATIC / "widget.js"
     _css = _STATIC / "widget.css"
 
-    cards: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
-    """The cards in display order, as JSON-native wire dicts (see :meth:`Card.to_wire`)."""
+    cards: traitlets.List[dict[str, Any]] = traitlets.List().tag(
+        sync=True, to_json=_cards_to_json, from_json=_cards_from_json
+    )
+    """The cards in display order, as JSON-native wire dicts (see :meth:`Card.to_wire`).
+
+    Synced as JSON text: ipywidgets walks every value of a synced state looking for binary
+    buffers, which made each change of a panel with many cards cost time in proportion to all of
+    them; a string is one value. Views parse it (and also accept a plain list)."""
     language = traitlets.Unicode("").tag(sync=True)
     """Language tag for the card texts; ``""`` means "from the page" (``zh*`` → Chinese)."""
     protocol_version = traitlets.Int(PROTOCOL_VERSION, read_only=True).tag(sync=True)
@@ -81,6 +109,7 @@ class QuestionWidget(anywidget.AnyWidget):
         self._view_callbacks: list[Callable[[ViewMessage], object]] = []
         self._frame_seq = 0
         self._normalized: dict[object, dict[str, Any]] = {}
+        self._card_texts: dict[str, tuple[dict[str, Any], str]] = {}
         super().__init__(cards=list(cards), language=language)
         self.on_msg(self._handle_custom_msg_content)
 

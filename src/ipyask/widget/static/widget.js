@@ -1178,6 +1178,20 @@ function isNode(node) {
 }
 
 /**
+ * The kernel syncs `cards` as JSON text (one value for ipywidgets to walk); a list works too.
+ * @param {unknown} raw
+ * @returns {unknown}
+ */
+function parseCards(raw) {
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return [];
+  }
+}
+
+/**
  * @param {unknown} value
  * @returns {value is Card}
  */
@@ -1268,7 +1282,7 @@ class View {
   }
 
   sync() {
-    const raw = this.model.get("cards");
+    const raw = parseCards(this.model.get("cards"));
     const cards = Array.isArray(raw) ? raw.filter(isCard) : [];
     const seen = new Set();
     /** @type {CardController | null} */
