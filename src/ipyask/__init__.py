@@ -54,6 +54,7 @@ from ._vocabulary import (
 )
 from ._waterfall import Answerer, Next
 from .bridge import QuestionPanel
+from .bridge._blocking import BlockingUnsupportedError, approve_blocking, ask_blocking
 from .bridge._quick import approve, ask, default_panel, default_service
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "AskUserQuestionOption",
     "AskUserQuestionRequest",
     "AskUserQuestionTool",
+    "BlockingUnsupportedError",
     "Clock",
     "ErrorCode",
     "HarnessError",
@@ -112,7 +114,9 @@ __all__ = [
     "WaitFrame",
     "__version__",
     "approve",
+    "approve_blocking",
     "ask",
+    "ask_blocking",
     "ask_user_question_definition",
     "default_panel",
     "default_service",

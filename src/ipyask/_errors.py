@@ -21,6 +21,7 @@ ErrorCode = Literal[
     "BAD_ANSWER",
     "BAD_INTENT",
     "BAD_TIMEOUT",
+    "BLOCKING_UNSUPPORTED",
     "CALLER_NOT_LIVE",
     "DELEGATED_CALLER",
     "DUPLICATE_WAIT",

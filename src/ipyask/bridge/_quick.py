@@ -1,8 +1,10 @@
 """One-liners on a default service and panel: ``await ipyask.ask(...)`` and ``approve(...)``.
 
 The first call in a cell shows the default panel in that cell's output; later calls in the same
-cell reuse it. Outside IPython nothing is displayed and the default service answers only through
-the answerers registered on it (``default_service().on_request(...)``), else ``NO_PROVIDER``.
+cell reuse it. Outside a Jupyter kernel no panel exists and the default service answers only
+through the answerers registered on it (``default_service().on_request(...)``), else
+``NO_PROVIDER``. ``await`` in a cell goes through :func:`ipyask.bridge._blocking.in_cell`, which
+makes it work (or fail clearly) on kernels that hold comm messages while a cell waits.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from .._service import UserQuestions
 from .._vocabulary import AskUserQuestionAnswerItem, AskUserQuestionRequest
+from ._kernel_features import current_kernel
 from ._panel import QuestionPanel
 
 __all__ = ["approve", "ask", "default_panel", "default_service"]
@@ -38,15 +41,7 @@ def default_panel() -> QuestionPanel:
     return _panel
 
 
-def _cell_id() -> str | None:
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return None
-    shell = get_ipython()
-    kernel = getattr(shell, "kernel", None)
-    if kernel is None:
-        return None
+def _cell_id(kernel: Any) -> str | None:
     try:
         parent = kernel.get_parent("shell")
     except TypeError:  # ipykernel 6 takes no channel
@@ -57,8 +52,11 @@ def _cell_id() -> str | None:
 
 
 def _show() -> None:
+    kernel = current_kernel()
+    if kernel is None:  # plain Python: no panel would ever be answered
+        return
     panel = default_panel()
-    cell = _cell_id()
+    cell = _cell_id(kernel)
     if cell is not None and cell not in _shown_in:
         from IPython.display import display
 
@@ -88,6 +86,21 @@ async def ask(
     Single-select: the chosen label, or the typed "Other" text, or ``None`` when skipped.
     Multi-select: the chosen labels, with typed text last (``[]`` when skipped).
     """
+    from ._blocking import in_cell
+
+    item = _question_item(question, options, multi_select, header, detail)
+    request = AskUserQuestionRequest.model_validate({"questions": [item]})
+    answer = await in_cell(lambda: default_service().ask(request))
+    return _value(answer.answers[0], multi_select)
+
+
+def _question_item(
+    question: str,
+    options: Sequence[str],
+    multi_select: bool,
+    header: str | None,
+    detail: str | None,
+) -> dict[str, Any]:
     item: dict[str, Any] = {"id": "answer", "question": question, "multiSelect": multi_select}
     if options:
         item["options"] = [{"label": label} for label in options]
@@ -95,11 +108,7 @@ async def ask(
         item["header"] = header
     if detail is not None:
         item["detail"] = detail
-    _show()
-    answer = await default_service().ask(
-        AskUserQuestionRequest.model_validate({"questions": [item]})
-    )
-    return _value(answer.answers[0], multi_select)
+    return item
 
 
 async def approve(
@@ -117,6 +126,23 @@ async def approve(
     The card offers Reject and Approve (allow once), and Always allow when ``always`` names a
     label for it. ``subject`` names who asks (``icon``: an https/http/data:image URL).
     """
+    from ._blocking import in_cell
+
+    item = _approval_item(question, detail, subject, icon, approve, reject, always)
+    request = AskUserQuestionRequest.model_validate({"questions": [item]})
+    answer = await in_cell(lambda: default_service().ask(request))
+    return answer.answers[0].selected[0]
+
+
+def _approval_item(
+    question: str,
+    detail: str,
+    subject: str | None,
+    icon: str | None,
+    approve: str,
+    reject: str,
+    always: str | None,
+) -> dict[str, Any]:
     labels = [reject, approve, *([always] if always is not None else [])]
     intent: dict[str, Any] = {"kind": "approval", "approve": approve, "reject": reject}
     if always is not None:
@@ -130,8 +156,4 @@ async def approve(
         "options": [{"label": label} for label in labels],
         "intent": intent,
     }
-    _show()
-    answer = await default_service().ask(
-        AskUserQuestionRequest.model_validate({"questions": [item]})
-    )
-    return answer.answers[0].selected[0]
+    return item
