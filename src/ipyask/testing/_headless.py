@@ -59,6 +59,7 @@ class HeadlessFrontend:
         self.subshell_id: str | None = None
         self._drafts: dict[tuple[str, str], _Draft] = {}
         self._held: set[str] = set()
+        self._parsed: tuple[str, list[Card]] = ("", [])
 
     def __enter__(self) -> HeadlessFrontend:
         if self._owns_kernel:
@@ -96,7 +97,11 @@ class HeadlessFrontend:
     def cards(self, panel: str | None = None) -> list[Card]:
         """The panel's cards as its synced state holds them."""
         raw = self.kernel.widget_state(self.panel(panel)).get("cards", [])
-        return list(json.loads(raw) if isinstance(raw, str) else raw)
+        if not isinstance(raw, str):
+            return list(raw)
+        if self._parsed[0] != raw:  # parse each synced text once, however often it is read
+            self._parsed = (raw, json.loads(raw))
+        return list(self._parsed[1])
 
     def card(self, key: str, panel: str | None = None) -> Card:
         """The card with ``key``."""
@@ -118,9 +123,11 @@ class HeadlessFrontend:
         found: list[Card] = []
 
         def check() -> bool:
-            if not self.panels():
+            try:
+                cards = self.cards(panel)
+            except FrontendError:  # no panel yet, or it closed while messages were read
                 return False
-            for card in self.cards(panel):
+            for card in cards:
                 if status is not None and card.get("status") != status:
                     continue
                 if match is None or (

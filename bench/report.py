@@ -1,0 +1,605 @@
+"""Turn a run's results into ``docs/benchmarks.md`` (tables) and ``docs/benchmarks.png`` (chart)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from . import _chart as chart
+
+Results = dict[str, Any]
+
+ROUND_TRIP_ROWS = [
+    ("anywidget", "bare anywidget custom message, kernel → front end → kernel", "anywidget"),
+    ("ipyask", "ipyask ask → card → answer → result (fresh panel)", "ipyask"),
+    ("ipyask_history_100", "ipyask, the panel already holds 100 answered cards", "ipyask +100"),
+    ("ipyask_history_1000", "ipyask, the panel already holds 1,000 answered cards", "ipyask +1000"),
+    ("input", "`input()` in a cell, answered over the stdin channel", "input()"),
+]
+WAIT_ORDER = [
+    "idle",
+    "ipyask_task",
+    "ipyask_await",
+    "ipyask_blocking",
+    "input",
+    "ui_poll_default",
+    "ui_poll_readme",
+]
+KERNEL_NAMES = {"ik7": "ipykernel 7", "ik6": "ipykernel 6"}
+NEAR_ZERO_PERCENT = 0.5
+"""A waiting kernel "uses ~0 % CPU" when below this share of one core."""
+
+
+# -- formatting ---------------------------------------------------------------------------------
+
+
+def ms(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "–"
+    if abs(value) >= 100:
+        return f"{value:,.0f} ms"
+    if abs(value) >= 10:
+        return f"{value:.1f} ms"
+    return f"{value:.2f} ms"
+
+
+def seconds(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "–"
+    if value < 1:
+        return ms(value * 1000)
+    if value >= 100:
+        return f"{value:,.0f} s"
+    return f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
+
+
+def kib(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "–"
+    return f"{value / 1024:,.1f} KiB"
+
+
+def ratio(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "–"
+    return f"{value:.2f}×"
+
+
+def yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _section(results: Results, name: str) -> dict[str, Any] | None:
+    section = results["sections"].get(name)
+    if not isinstance(section, dict) or "error" in section:
+        return None
+    return section
+
+
+def _failed(results: Results, name: str) -> str:
+    section = results["sections"].get(name)
+    if section is None:
+        return "_Not run in this invocation._\n"
+    return f"_Failed: {section.get('error', 'unknown error')}_\n"
+
+
+# -- Markdown -----------------------------------------------------------------------------------
+
+
+def markdown(results: Results, chart_name: str) -> str:
+    m = results["machine"]
+    quick = results["settings"]["quick"]
+    out: list[str] = ["# Benchmarks", ""]
+    out.append(
+        f"Measured by `.venv/bin/python -m bench{' --quick' if quick else ''}` "
+        f"(or `bench/run`) on {m['date']}; the whole run took {seconds(results['elapsed_s'])}. "
+        "Every comparison below was measured side by side in that one run, on the machine below."
+    )
+    if quick:
+        out += ["", "> **Quick smoke run**: few samples, short windows; not for comparison."]
+    out += ["", f"![Benchmark chart]({chart_name})", ""]
+    out += _summary(results)
+    out += ["## Machine", "", "| | |", "|---|---|"]
+    render = _section(results, "render") or {}
+    waiting = _section(results, "waiting") or {}
+    ik6 = waiting.get("kernels", {}).get("ik6", {}).get("versions", {})
+    rows = [
+        ("CPU", f"{m['cpu']}, {m['cores']} cores ({m['usable_cores']} usable)"),
+        ("Memory", f"{m['memory_gib']} GiB"),
+        ("OS", m["os"]),
+        ("Python", m["python"]),
+        ("ipyask", m["ipyask"]),
+        ("ipykernel", f"{m['ipykernel']} (ipykernel 6 rows: {ik6.get('ipykernel', 'n/a')})"),
+        ("jupyter-ui-poll", ik6.get("jupyter-ui-poll", "n/a")),
+        ("ipywidgets / anywidget", f"{m['ipywidgets']} / {m['anywidget']}"),
+        ("jupyter_client", m["jupyter_client"]),
+        ("Chromium", f"{render.get('chromium', 'n/a')} (Debian, headless; Playwright "
+                     f"{m['playwright']})"),
+        ("Load average (1/5/15 min)", f"start {_load(m['load_start'])}, "
+                                      f"end {_load(results.get('load_end'))}"),
+    ]  # fmt: skip
+    out += [f"| {k} | {v} |" for k, v in rows]
+    out += [
+        "",
+        "The load average counts every process on the machine; other work running at the same "
+        "time (this is a shared 2-core development machine) widens the tails of every latency.",
+        "",
+    ]
+    out += _round_trip(results)
+    out += _waiting(results)
+    out += _scale(results)
+    out += _render(results)
+    out += _timers(results)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _load(values: list[float] | None) -> str:
+    return " / ".join(f"{v:.2f}" for v in values) if values else "n/a"
+
+
+def _summary(results: Results) -> list[str]:
+    out = ["## Summary", "", "| Question | Result |", "|---|---|"]
+    rt = _section(results, "roundtrip")
+    if rt:
+        s = rt["stats"]
+        out.append(
+            f"| ipyask p50 round trip within 2 ms of a bare anywidget round trip? | "
+            f"**{yes(rt['within_2ms'])}**: {ms(s['ipyask']['p50'])} vs {ms(s['anywidget']['p50'])} "
+            f"(+{ms(rt['p50_overhead_ms'])}, {ratio(rt['p50_ratio'])}); `input()` "
+            f"{ms(s['input']['p50'])} |"
+        )
+    waiting = _section(results, "waiting")
+    if waiting:
+        ik7 = waiting["kernels"].get("ik7", {})
+        task = ik7.get("ipyask_task", {})
+        if task.get("ok"):
+            near = task["cpu_percent"] < NEAR_ZERO_PERCENT
+            out.append(
+                f"| No polling: a kernel waiting for an answer uses ~0 % CPU? | **{yes(near)}**: "
+                f"{task['cpu_percent']:.2f} % of a core over {waiting['window_s']:.0f} s "
+                f"(agent as a task, ipykernel 7), {task['wakeups_per_s']:.1f} wake-ups/s |"
+            )
+        poll = waiting["kernels"].get("ik6", {}).get("ui_poll_default", {})
+        task6 = waiting["kernels"].get("ik6", {}).get("ipyask_task", {})
+        if poll.get("ok") and task6.get("ok"):
+            out.append(
+                f"| Waiting cost vs jupyter-ui-poll (ipykernel 6) | ipyask "
+                f"{task6['cpu_percent']:.2f} % CPU, {task6['wakeups_per_s']:.0f} wake-ups/s; "
+                f"`run_ui_poll_loop` {poll['cpu_percent']:.2f} % CPU, "
+                f"{poll['wakeups_per_s']:.0f} wake-ups/s |"
+            )
+        elif "ik6_error" in waiting:
+            out.append(
+                f"| Waiting cost vs jupyter-ui-poll | not measured: {waiting['ik6_error']} |"
+            )
+    scale = _section(results, "scale")
+    if scale:
+        for kind, label in (("panel", "panel"), ("bare", "bare comm")):
+            top = max(scale[kind], key=lambda r: r["n"], default=None)
+            if top is None:
+                continue
+            memory = (
+                top["bytes_per_question"]
+                if top["bytes_per_question"] is not None
+                else top["rss_per_question"]
+            )
+            how = "tracemalloc" if top["bytes_per_question"] is not None else "RSS"
+            out.append(
+                f"| {top['n']:,} pending from {top['agents']} agents ({label}): all answered, none "
+                f"lost? | **{yes(top['all_settled'])}**: settled in {seconds(top['settle_s'])}; "
+                f"{kib(memory)} per pending question ({how}) |"
+            )
+        for row in scale.get("panel_capped", []):
+            out.append(
+                f"| {row['n']:,} pending from {row['agents']} agents (panel) | **not reached**: "
+                f"{row['shown']:,} of {row['n']:,} questions shown after {row['waited_s']:.0f} s, "
+                "then stopped (cost grows with the square of the number of cards) |"
+            )
+    render = _section(results, "render")
+    if render:
+        two = next(s for s in render["sizes"] if s["cards"] == 200)
+        out.append(
+            "| 200 cards render in under 100 ms in Chromium? | "
+            f"**{yes(render['within_budget_200'])}**: "
+            f"{ms(two['layout_ms']['p50'])} render + layout (median) |"
+        )
+    timers = _section(results, "timers")
+    if timers:
+        out.append(
+            f"| Timer error (p50 / p99) | host deadline {ms(timers['host']['error_ms']['p50'])} / "
+            f"{ms(timers['host']['error_ms']['p99'])}; view countdown "
+            f"{ms(timers['view']['error_ms']['p50'])} / {ms(timers['view']['error_ms']['p99'])} |"
+        )
+    return [*out, ""]
+
+
+def _round_trip(results: Results) -> list[str]:
+    out = ["## 1. Round-trip latency", ""]
+    rt = _section(results, "roundtrip")
+    if rt is None:
+        return [*out, _failed(results, "roundtrip")]
+    out += [
+        "One question at a time through a real ipykernel "
+        f"{rt['kernel'].get('ipykernel', '')}; the front end is `HeadlessFrontend` / "
+        "`KernelFrontend` (ipyask.testing) answering as soon as the question arrives. Each latency "
+        "is taken in the kernel with `time.perf_counter` around the awaited call; warm-up rounds "
+        "dropped; the blocks are interleaved over two passes.",
+        "",
+        "| Method | n | p50 | p90 | p99 | p50 vs anywidget | p99 vs anywidget |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    base = rt["stats"]["anywidget"]
+    for key, label, _ in ROUND_TRIP_ROWS:
+        s = rt["stats"].get(key)
+        if not s or not s.get("n"):
+            continue
+        out.append(
+            f"| {label} | {s['n']} | {ms(s['p50'])} | {ms(s['p90'])} | {ms(s['p99'])} | "
+            f"{ratio(s['p50'] / base['p50'])} | {ratio(s['p99'] / base['p99'])} |"
+        )
+    out += [
+        "",
+        f"**ipyask's p50 overhead over the bare anywidget round trip: "
+        f"{ms(rt['p50_overhead_ms'])} — within the 2 ms target: {yes(rt['within_2ms'])}.**",
+    ]
+    parts = rt.get("parts", {})
+    if parts:
+        out += [
+            "",
+            "Where the time goes (p50 of each part, from `CLOCK_MONOTONIC` stamps that both "
+            "processes share; medians of parts need not add up to the median of the whole):",
+            "",
+            "| Method | kernel sends → front end has the question | front end's turn | "
+            "answer sent → the kernel's call returns | … of which after the kernel's message "
+            "handler ran |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for key, label, _ in ROUND_TRIP_ROWS:
+            split = parts.get(key)
+            if split:
+                after = split.get("after", {})
+                out.append(
+                    f"| {label} | {ms(split['out']['p50'])} | {ms(split['frontend']['p50'])} | "
+                    f"{ms(split['back']['p50'])} | {ms(after.get('p50'))} |"
+                )
+        out += [
+            "",
+            "For ipyask the handler is the panel's view-message callback (a stamp registered "
+            "after the panel's own); what follows it is the answer's way from the settled card "
+            "back to the awaiting agent: marking the card answered (a full `cards` state sync), "
+            "the Markdown transcript update and the hops through the waterfall's tasks.",
+        ]
+        out.append("")
+    h100 = rt["stats"].get("ipyask_history_100")
+    if h100:
+        out.append(
+            "Answered cards stay in the panel's synced state, and every card change sends the "
+            "panel's whole `cards` state to the front end (two changes per question), so the "
+            "round trip grows with the panel's history."
+        )
+    if rt.get("handler_errors"):
+        out.append(f"Handler errors reported by the kernel: {len(rt['handler_errors'])}.")
+    return [*out, ""]
+
+
+def _waiting(results: Results) -> list[str]:
+    out = ["## 2. Waiting cost (and 5. no polling)", ""]
+    waiting = _section(results, "waiting")
+    if waiting is None:
+        return [*out, _failed(results, "waiting")]
+    window = waiting["window_s"]
+    out += [
+        f"The kernel process's CPU time (user + system, all threads, from `/proc/<pid>/stat`) and "
+        f"context switches (wake-ups, all threads) over {window:.0f} s while one question waits, "
+        "read only after the kernel shows it waits; then the question is answered and the answer "
+        "checked. CPU time has a resolution of 10 ms (0.1 % of a core over 10 s).",
+        "",
+        f"| Kernel | How the kernel waits | CPU time in {window:.0f} s | CPU, % of one core | "
+        "Wake-ups/s | Answered |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for kernel, rows in waiting["kernels"].items():
+        version = rows.get("versions", {}).get("ipykernel", "")
+        for key in WAIT_ORDER:
+            row = rows.get(key)
+            if row is None:
+                continue
+            name = f"{KERNEL_NAMES.get(kernel, kernel)} ({version})"
+            if not row.get("ok"):
+                out.append(f"| {name} | {row['label']} | failed: {row.get('error')} | | | no |")
+                continue
+            out.append(
+                f"| {name} | {row['label']} | {row['cpu_s'] * 1000:.0f} ms | "
+                f"{row['cpu_percent']:.2f} % | {row['wakeups_per_s']:.1f} | yes |"
+            )
+    if "ik6_error" in waiting:
+        out += ["", f"ipykernel 6 / jupyter-ui-poll not measured: {waiting['ik6_error']}"]
+    ik7 = waiting["kernels"].get("ik7", {})
+    task, idle = ik7.get("ipyask_task", {}), ik7.get("idle", {})
+    in_cell = [
+        row["cpu_percent"]
+        for rows in waiting["kernels"].values()
+        for key in ("ipyask_await", "ipyask_blocking")
+        if (row := rows.get(key, {})).get("ok")
+    ]
+    if task.get("ok") and idle.get("ok"):
+        near = task["cpu_percent"] < NEAR_ZERO_PERCENT
+        out += [
+            "",
+            f"**No polling: a kernel whose agent (an asyncio task) waits for an answer uses "
+            f"{task['cpu_percent']:.2f} % of a core with {task['wakeups_per_s']:.1f} wake-ups/s "
+            f"(idle kernel: {idle['cpu_percent']:.2f} %, {idle['wakeups_per_s']:.1f}/s) — ~0 %: "
+            f"{yes(near)}.** The in-cell forms (`await ipyask.ask`, `ask_blocking`) wake every "
+            "100 ms so that a kernel interrupt is noticed, and on ipykernel 6 a waiting cell "
+            "also pumps the kernel's queue every 50 ms; their wake-ups show it, at "
+            f"{max(in_cell, default=math.nan):.2f} % of a core at most.",
+        ]
+    return [*out, ""]
+
+
+def _scale(results: Results) -> list[str]:
+    out = ["## 3. Scale: concurrent pending questions", ""]
+    scale = _section(results, "scale")
+    if scale is None:
+        out.append(_failed(results, "scale"))
+    else:
+        out += [
+            "All questions are asked at once (agent *i mod A* of *A* agents), wait until every one "
+            "is pending, and are then answered by the front end as fast as it can, each with its "
+            "own label. Each row is two runs in fresh kernels: a *memory* run, where "
+            "`tracemalloc` traces from the asks until all are pending (Python heap still held per "
+            "pending question), and an untraced *timing* run: the kernel's RSS growth per "
+            "pending question, *show all* (from the asks until all are pending) and *settle all* "
+            "(from the front end's first answer until the kernel reports that every ask "
+            "returned; the kernel checks that each got exactly its own answer and none failed).",
+            "",
+            "- **panel**: `QuestionPanel` + `HeadlessFrontend` (choose + Submit per card).",
+            "- **bare comm**: the same `UserQuestions` service and waterfall, answered over one "
+            "anywidget custom message each way (no synced card state): the floor for the seam.",
+            "",
+            "| Answerer | Pending | Agents | Memory / pending | RSS / pending | Show all | "
+            "Settle all | All answered, none lost |",
+            "|---|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        for kind in ("panel", "bare"):
+            for row in scale[kind]:
+                traced = row["bytes_per_question"]
+                memory = kib(traced) if traced is not None else "– (not traced ¹)"
+                shown = seconds(row["shown_s"])
+                out.append(
+                    f"| {'panel' if kind == 'panel' else 'bare comm'} | {row['n']:,} | "
+                    f"{row['agents']} | {memory} | {kib(row['rss_per_question'])} | {shown} | "
+                    f"{seconds(row['settle_s'])} | {yes(row['all_settled'])} "
+                    f"({row['answered']:,}/{row['n']:,}, {row['wrong']} wrong, "
+                    f"{row['error_count']} errors) |"
+                )
+            if kind == "panel":
+                capped = {row["n"]: row for row in scale.get("panel_capped", [])}
+                for n in scale.get("panel_skipped", []):
+                    row = capped.get(n)
+                    shown = (
+                        f"{row['shown']:,} of {n:,} shown in {row['waited_s']:.0f} s, stopped ²"
+                        if row is not None
+                        else "not run ²"
+                    )
+                    out.append(
+                        f"| panel | {n:,} | 100 | – | – | {shown} | {_projection(scale, n)} | "
+                        "not run to the end |"
+                    )
+        notes = []
+        if any(row["bytes_per_question"] is None for row in scale["panel"] + scale["bare"]):
+            notes.append("¹ No memory run; the RSS growth stands in.")
+        if scale.get("panel_skipped"):
+            notes.append(
+                "² The panel at 10,000 gets a fixed time to show its questions and is then "
+                "stopped: every card change sends the panel's whole `cards` state, so its cost "
+                "grows with the square of the number of cards; the settle time given is the "
+                "1,000-card time × 100 (a projection, not a measurement)."
+            )
+        if notes:
+            out += ["", " ".join(notes)]
+    return [*out, ""]
+
+
+def _projection(scale: dict[str, Any], n: int) -> str:
+    thousand = next((r for r in scale["panel"] if r["n"] == 1000), None)
+    if thousand is None:
+        return "–"
+    return f"~{seconds(thousand['settle_s'] * (n / 1000) ** 2)} (projected)"
+
+
+def _render(results: Results) -> list[str]:
+    out = ["### Rendering the panel in Chromium", ""]
+    render = _section(results, "render")
+    if render is None:
+        return [*out, _failed(results, "render")]
+    out += [
+        f"The shipped ESM (`src/ipyask/widget/static/widget.js`) renders N pending cards ("
+        f"{render['cards_source']}) from a stub model in a local page in headless Chromium "
+        f"{render['chromium']}; viewport 900 × 900. Median of {render['runs']} runs after a "
+        "warm-up. *Render + layout*: `render()` plus the forced style and layout; *to next "
+        "frame*: until a `requestAnimationFrame` callback and one more task, i.e. with paint.",
+        "",
+        "| Cards | Render + layout (p50) | min – max | To next frame (p50) |",
+        "|---:|---:|---:|---:|",
+    ]
+    for size in render["sizes"]:
+        layout, frame = size["layout_ms"], size["frame_ms"]
+        out.append(
+            f"| {size['cards']:,} | {ms(layout['p50'])} | {ms(layout['min'])} – "
+            f"{ms(layout['max'])} | {ms(frame['p50'])} |"
+        )
+    out += [
+        "",
+        "**200 cards under the widget issue's 100 ms budget: "
+        f"{yes(render['within_budget_200'])}.**",
+    ]
+    return [*out, ""]
+
+
+def _timers(results: Results) -> list[str]:
+    out = ["## 4. Timer accuracy", ""]
+    timers = _section(results, "timers")
+    if timers is None:
+        return [*out, _failed(results, "timers")]
+    host, view = timers["host"], timers["view"]
+    windows = " and ".join(f"{w:,} ms" for w in host["windows_ms"])
+    out += [
+        "| Timer | n | p50 error | p99 error | max error | How |",
+        "|---|---:|---:|---:|---:|---|",
+        f"| Host deadline (`svc.ask_timed`, no claim) | {host['error_ms']['n']} | "
+        f"{ms(host['error_ms']['p50'])} | {ms(host['error_ms']['p99'])} | "
+        f"{ms(host['error_ms']['max'])} | kernel wall clock around the call minus the window "
+        f"({windows}), panel shown, nobody claims |",
+        f"| View countdown (Chromium) | {view['error_ms']['n']} | {ms(view['error_ms']['p50'])} | "
+        f"{ms(view['error_ms']['p99'])} | {ms(view['error_ms']['max'])} | frame delivered → "
+        f"`timed_out` sent, minus `remainingMs` ({view['remaining_ms'][0]:,}–"
+        f"{view['remaining_ms'][1]:,} ms, staggered) |",
+        "",
+        "The error is how late the timer fires (never early). The view checks its countdowns on "
+        "a 250 ms tick, so its error is spread over 0–250 ms by design (about 125 ms on average); "
+        "the host deadline is an event-loop timer.",
+    ]
+    return [*out, ""]
+
+
+# -- the chart ----------------------------------------------------------------------------------
+
+
+def draw(results: Results, path: Path) -> str:
+    """Draw the chart to the PNG at ``path``; return its SVG source."""
+    width, height, columns = 1380, 760, 3
+    cell_w, cell_h, top = width / columns, (height - 64) / 2, 64
+    boxes = [
+        chart.Panel((i % columns) * cell_w, top + (i // columns) * cell_h, cell_w, cell_h, title)
+        for i, title in enumerate(
+            [
+                "1. Round trip through a real kernel",
+                "2. Kernel CPU while waiting for an answer",
+                "3. Time to settle all pending questions",
+                "3. Kernel memory per pending question",
+                "3. Panel render time in Chromium",
+                "4. Timer error (how late it fires)",
+            ]
+        )
+    ]
+    rt = _section(results, "roundtrip")
+    if rt:
+        rows = [r for r in ROUND_TRIP_ROWS if rt["stats"].get(r[0], {}).get("n")]
+        chart.bars(
+            boxes[0],
+            [short for _, _, short in rows],
+            [(q, [rt["stats"][key][q] for key, _, _ in rows]) for q in ("p50", "p99")],
+            unit="ms (log)",
+            log=True,
+            subtitle=f"ipyask p50 overhead vs anywidget: +{rt['p50_overhead_ms']:.2f} ms",
+        )
+    waiting = _section(results, "waiting")
+    if waiting:
+        labels, values, colors, notes = [], [], [], []
+        palette = {"idle": "#999999", "input": "#229966", "ui_poll": "#ee7733", "ipyask": "#3366cc"}
+        for kernel, rows_ in waiting["kernels"].items():
+            for key in WAIT_ORDER:
+                row = rows_.get(key)
+                if row is None:
+                    continue
+                prefix = "ik7" if kernel == "ik7" else "ik6"
+                short = {
+                    "idle": "idle",
+                    "ipyask_task": "ipyask task",
+                    "ipyask_await": "ipyask await",
+                    "ipyask_blocking": "ipyask ask_blocking",
+                    "input": "input()",
+                    "ui_poll_default": "ui-poll run_ui_poll_loop",
+                    "ui_poll_readme": "ui-poll README loop",
+                }[key]
+                labels.append(f"{prefix} · {short}")
+                values.append(row["cpu_percent"] if row.get("ok") else math.nan)
+                colors.append(next(c for k, c in palette.items() if key.startswith(k)))
+                notes.append(f" % ({row['wakeups_per_s']:.0f}/s)" if row.get("ok") else "")
+        chart.hbars(
+            boxes[1],
+            labels,
+            values,
+            unit="% of one core (wake-ups per second in brackets)",
+            colors=colors,
+            notes=notes,
+            subtitle=f"over {waiting['window_s']:.0f} s; ik7 = ipykernel 7.4, ik6 = ipykernel 6",
+        )
+    scale = _section(results, "scale")
+    if scale:
+        series: list[tuple[str, list[tuple[float, float]], bool]] = [
+            ("panel", [(r["n"], r["settle_s"]) for r in scale["panel"]], False),
+            ("bare comm", [(r["n"], r["settle_s"]) for r in scale["bare"]], False),
+        ]
+        thousand = next((r for r in scale["panel"] if r["n"] == 1000), None)
+        if thousand is not None and scale.get("panel_skipped"):
+            projected = [(1000.0, thousand["settle_s"])] + [
+                (float(n), thousand["settle_s"] * (n / 1000) ** 2) for n in scale["panel_skipped"]
+            ]
+            series.append(("panel, projected", projected, True))
+        chart.lines(
+            boxes[2],
+            series,
+            unit="seconds (log)",
+            x_unit="questions pending at once",
+            subtitle="answer all at once; all answered, none lost (checked)",
+        )
+        sizes = sorted({r["n"] for r in scale["bare"]} | {r["n"] for r in scale["panel"]})
+
+        def memory(kind: str, n: int) -> float:
+            row = next((r for r in scale[kind] if r["n"] == n), None)
+            if row is None:
+                return math.nan
+            value = row["bytes_per_question"]
+            return float(value if value is not None else row["rss_per_question"]) / 1024
+
+        chart.bars(
+            boxes[3],
+            [f"{n:,}" for n in sizes],
+            [
+                (kind_label, [memory(kind, n) for n in sizes])
+                for kind, kind_label in (("panel", "panel"), ("bare", "bare comm"))
+            ],
+            unit="KiB per pending question",
+            subtitle="tracemalloc, from the asks until all are pending",
+        )
+    render = _section(results, "render")
+    if render:
+        chart.bars(
+            boxes[4],
+            [f"{s['cards']:,} cards" for s in render["sizes"]],
+            [
+                ("render + layout", [s["layout_ms"]["p50"] for s in render["sizes"]]),
+                ("to next frame", [s["frame_ms"]["p50"] for s in render["sizes"]]),
+            ],
+            unit="ms (log), median",
+            log=True,
+            hline=(100.0, "100 ms budget for 200 cards"),
+            subtitle=f"headless Chromium {render['chromium']}",
+        )
+    timers = _section(results, "timers")
+    if timers:
+        names = ["host deadline", "view countdown"]
+        stats = [timers["host"]["error_ms"], timers["view"]["error_ms"]]
+        chart.bars(
+            boxes[5],
+            names,
+            [(q, [max(s[q], 0.01) for s in stats]) for q in ("p50", "p99", "max")],
+            unit="ms late (log)",
+            log=True,
+            subtitle="view ticks every 250 ms by design",
+        )
+    for box in boxes:
+        if not box.parts:
+            box.frame("not measured in this run")
+    m = results["machine"]
+    note = (
+        f"{m['date']} · {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB · {m['os']} · "
+        f"Python {m['python']} · ipykernel {m['ipykernel']} · anywidget {m['anywidget']}"
+    )
+    title = "ipyask benchmarks" + (" (quick smoke run)" if results["settings"]["quick"] else "")
+    svg = chart.document(boxes, width, height, title, note)
+    chart.to_png(svg, width, height, path)
+    return svg

@@ -1,0 +1,274 @@
+"""Scale: many questions pending at once, from many agents; memory per question, time to settle.
+
+Two answerers, each in a fresh kernel per size:
+
+- **panel**: ``QuestionPanel`` with ``HeadlessFrontend`` playing the person (choose + Submit per
+  card), the real product path.
+- **bare comm**: the same ``UserQuestions`` service and waterfall, answered by a minimal
+  answerer that sends each question as one anywidget custom message and settles it from the reply
+  (no synced card state). It separates the cost of the seam from the cost of the panel's state.
+
+Each size runs twice, each time in a fresh kernel. A *memory* run: ``tracemalloc`` runs from just
+before the asks until every question is pending; the traced bytes still held, divided by the
+number of questions, is the memory per pending question (then the kernel is shut down). A
+*timing* run, untraced: time to show all questions, the kernel's RSS growth per question, and
+time to settle all. The panel at 10,000 only gets :data:`PANEL_CAP_S` seconds to show its
+questions, then the run counts how many it showed and stops: every card change sends the whole
+card list, so its cost grows with the square of the number of cards (the report projects the
+rest). In the timing run the front end then
+answers every question (question *i* gets its own label) as fast as it can; *settle* is the time
+from its first answer to the kernel's report that every ask returned. The kernel checks that every
+ask returned exactly its own answer and none failed.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from ipyask.testing import FrontendTimeout, HeadlessFrontend, KernelFrontend
+
+from ._common import KernelBench, Result, Settings, answer_batch, log
+
+KERNEL_CODE = r'''
+import ipyask
+from ipyask import Agent, AskUserQuestionAnswer, AskUserQuestionRequest, Settlement
+
+sc_svc = ipyask.UserQuestions()
+sc_agents, sc_results, sc_errors = [], {}, []
+
+def sc_label(i):
+    return f"yes-{i}" if i % 2 == 0 else f"no-{i}"
+
+def sc_request(i):
+    request = AskUserQuestionRequest.model_validate({"questions": [{
+        "id": "q", "question": f"Question {i}?",
+        "options": [{"label": f"yes-{i}"}, {"label": f"no-{i}"}]}]})
+    return request.model_copy(update={"agent": sc_agents[i % len(sc_agents)]})
+
+async def sc_one(i):
+    try:
+        answer = await sc_svc.ask(sc_request(i))
+        sc_results[i] = answer.answers[0].selected
+    except Exception as exc:
+        sc_errors.append(repr(exc))
+
+def sc_rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+class BareAnswerer:
+    """A waterfall answerer over a bare comm: one custom message out, one back."""
+
+    def __init__(self, channel):
+        self.pending, self.seq, self.channel = {}, 0, channel
+        channel.handlers.append(self.got)
+        sc_svc.on_request(self.answer)
+
+    async def answer(self, request, next):
+        self.seq += 1
+        key, item, settlement = self.seq, request.questions[0], Settlement()
+        self.pending[key] = settlement
+        self.channel.send({"kind": "question", "key": key, "question": item.question})
+        try:
+            selected = await settlement
+        finally:
+            self.pending.pop(key, None)
+        batch = {"answers": [{"id": item.id, "selected": selected}]}
+        return AskUserQuestionAnswer.model_validate(batch)
+
+    def got(self, content):
+        if isinstance(content, dict) and content.get("kind") == "answer":
+            settlement = self.pending.get(content.get("key"))
+            if settlement is not None:
+                settlement.resolve(content.get("selected"))
+
+    def count(self):
+        return len(self.pending)
+
+class PanelCounter:
+    def __init__(self):
+        self.panel = ipyask.QuestionPanel(sc_svc)
+        display(self.panel)
+
+    def count(self):
+        return sum(1 for card in self.panel.cards if card["status"] == "pending")
+
+SC_MEMORY = {}
+
+async def sc_run(n, agents, answerer, trace):
+    sc_agents[:] = [Agent(f"agent-{j}") for j in range(agents)]
+    for agent in sc_agents:
+        sc_svc.agents.enter(agent)
+    gc.collect()
+    rss0 = sc_rss()
+    if trace:
+        tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    t0 = time.perf_counter()
+    tasks = [asyncio.ensure_future(sc_one(i)) for i in range(n)]
+    while answerer.count() < n:
+        await asyncio.sleep(0.002)
+    shown = time.perf_counter() - t0
+    await asyncio.sleep(0.1)
+    gc.collect()
+    traced = tracemalloc.get_traced_memory()[0] - base if trace else None
+    tracemalloc.stop()
+    rss = sc_rss() - rss0
+    SC_MEMORY.update(traced_bytes=traced, rss_bytes=rss, shown_s=shown)
+    bench_channel.send({"kind": "all-pending"})
+    t1 = time.perf_counter()
+    await asyncio.gather(*tasks)
+    settle_kernel = time.perf_counter() - t1
+    wrong = sum(1 for i in range(n) if sc_results.get(i) != [sc_label(i)])
+    return {"n": n, "agents": agents, "traced": trace, "shown_s": shown,
+            "traced_bytes": traced, "rss_bytes": rss,
+            "settle_kernel_s": settle_kernel, "answered": len(sc_results), "wrong": wrong,
+            "errors": sc_errors[:5], "error_count": len(sc_errors)}
+'''
+
+PANEL_CAP_S = 60.0
+"""How long the panel gets to show 10,000 questions before the run stops it."""
+
+_INDEX = re.compile(r"Question (\d+)\?")
+
+
+def _label(i: int) -> str:
+    return f"yes-{i}" if i % 2 == 0 else f"no-{i}"
+
+
+def _index(question: str) -> int:
+    match = _INDEX.search(question)
+    if match is None:
+        raise RuntimeError(f"unexpected question {question!r}")
+    return int(match.group(1))
+
+
+def _launch(bench: KernelBench, n: int, agents: int, trace: bool, timeout: float) -> int:
+    """Ask ``n`` questions at once; wait until all are pending; the channel index then."""
+    start = bench.channel_messages()
+    bench.start("scale", f"sc_run({n}, {agents}, sc_answerer, {trace})")
+    bench.wait_message("all-pending", start, timeout)
+    return start
+
+
+def _memory(bench: KernelBench, n: int, agents: int, timeout: float) -> dict[str, Any]:
+    _launch(bench, n, agents, True, timeout)
+    memory: dict[str, Any] = bench.value("SC_MEMORY")
+    return {"traced_bytes": memory["traced_bytes"], "traced_shown_s": memory["shown_s"]}
+
+
+def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
+    def person() -> HeadlessFrontend:
+        return HeadlessFrontend(timeout=timeout, log_size=50)
+
+    setup = "sc_answerer = PanelCounter()"
+    memory: dict[str, Any] = {"traced_bytes": None}
+    if trace:
+        with person() as tracer:
+            bench = KernelBench(tracer.kernel)
+            tracer.execute(KERNEL_CODE + "\n" + setup)
+            memory = _memory(bench, n, agents, timeout)
+    with person() as player:
+        bench = KernelBench(player.kernel)
+        player.execute(KERNEL_CODE + "\n" + setup)
+        _launch(bench, n, agents, False, timeout)
+        pending = [c for c in player.cards() if c["status"] == "pending"]
+        t1 = time.perf_counter()
+        for card in pending:
+            label = _label(_index(card["questions"][0]["question"]))
+            player.send("answer", key=card["key"], answer=answer_batch("q", label))
+        result: dict[str, Any] = bench.wait("scale", timeout=timeout)
+        t2 = time.perf_counter()
+        answered = sum(1 for c in player.cards() if c["status"] == "answered")
+        errors = len(player.errors())
+    result.update(memory)
+    result.update(
+        frontend_seen=len(pending),
+        frontend_answered_cards=answered,
+        frontend_errors=errors,
+        settle_s=t2 - t1,
+    )
+    return result
+
+
+def _panel_capped(n: int, agents: int, cap: float) -> dict[str, Any]:
+    """Ask ``n`` questions of a panel; after ``cap`` seconds, count how many are pending."""
+    with HeadlessFrontend(timeout=60, log_size=50) as player:
+        bench = KernelBench(player.kernel)
+        player.execute(KERNEL_CODE + "\nsc_answerer = PanelCounter()")
+        start = bench.channel_messages()
+        began = time.perf_counter()
+        bench.start("scale", f"sc_run({n}, {agents}, sc_answerer, False)")
+        try:
+            bench.wait_message("all-pending", start, cap)
+            finished = True
+        except FrontendTimeout:
+            finished = False
+        waited = time.perf_counter() - began
+        shown = sum(1 for c in player.cards() if c["status"] == "pending")
+    return {"n": n, "agents": agents, "cap_s": cap, "waited_s": waited, "shown": shown,
+            "finished": finished}  # fmt: skip
+
+
+def _bare(n: int, agents: int, timeout: float) -> dict[str, Any]:
+    setup = "sc_answerer = BareAnswerer(bench_channel)"
+    with KernelFrontend(timeout=timeout, log_size=50) as tracer:
+        bench = KernelBench(tracer)
+        tracer.execute(KERNEL_CODE + "\n" + setup)
+        memory = _memory(bench, n, agents, timeout)
+    with KernelFrontend(timeout=timeout, log_size=50) as fe:
+        bench = KernelBench(fe)
+        fe.execute(KERNEL_CODE + "\n" + setup)
+        start = _launch(bench, n, agents, False, timeout)
+        questions = [
+            m.content
+            for m in fe.custom_messages(bench.channel)[start:]
+            if isinstance(m.content, dict) and m.content.get("kind") == "question"
+        ]
+        after = bench.channel_messages()
+        t1 = time.perf_counter()
+        for question in questions:
+            selected = [_label(_index(question["question"]))]
+            answer = {"kind": "answer", "key": question["key"], "selected": selected}
+            fe.send_custom(bench.channel, answer)
+        result: dict[str, Any] = bench.wait("scale", timeout=timeout, since=after)
+        t2 = time.perf_counter()
+    result.update(memory)
+    result.update(frontend_seen=len(questions), settle_s=t2 - t1)
+    return result
+
+
+def _finish(result: dict[str, Any]) -> dict[str, Any]:
+    n = int(result["n"])
+    traced = result["traced_bytes"]
+    result["bytes_per_question"] = traced / n if traced is not None else None
+    result["rss_per_question"] = result["rss_bytes"] / n
+    result["all_settled"] = (
+        result["answered"] == n
+        and result["wrong"] == 0
+        and result["error_count"] == 0
+        and result["frontend_seen"] == n
+    )
+    return result
+
+
+def run(settings: Settings) -> Result:
+    sizes = [1, 100, 1000, 10000] if not settings.quick else [1, 100]
+    panel_sizes = [1, 100, 1000] if not settings.quick else [1, 100]
+    out: dict[str, Any] = {"bare": [], "panel": [], "panel_skipped": [], "panel_capped": []}
+    for n in sizes:
+        agents = min(n, 100)
+        log(f"scale: bare comm, {n} pending from {agents} agents")
+        out["bare"].append(_finish(_bare(n, agents, timeout=300)))
+    for n in panel_sizes:
+        agents = min(n, 100)
+        log(f"scale: panel, {n} pending from {agents} agents")
+        out["panel"].append(_finish(_panel(n, agents, timeout=600, trace=True)))
+    if not settings.quick:
+        out["panel_skipped"] = [n for n in sizes if n not in panel_sizes]
+        for n in out["panel_skipped"]:
+            log(f"scale: panel, {n} pending from 100 agents, stopped after {PANEL_CAP_S:.0f} s")
+            out["panel_capped"].append(_panel_capped(n, 100, PANEL_CAP_S))
+    return out
