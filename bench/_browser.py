@@ -11,23 +11,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from ipyask.testing import launch_chromium
+
 from ._common import ROOT
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Route
 
 STATIC = ROOT / "src" / "ipyask" / "widget" / "static"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ORIGIN = "http://bench.ipyask.local"
 
 PAGE = """<!doctype html>
@@ -106,7 +97,7 @@ def chromium() -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         try:
             yield browser
         finally:

@@ -19,20 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ipyask.testing import launch_chromium
 from ipyask.widget import Card, QuestionWidget
 
 STATIC = Path(__file__).resolve().parents[1] / "src" / "ipyask" / "widget" / "static"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 BUDGET_MS = 100.0
 ORIGIN = "http://bench.ipyask.test"
 PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bench</title>
@@ -136,7 +126,7 @@ def main() -> int:
             route.fulfill(status=404, body="")
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 900, "height": 900})
         page.route(f"{ORIGIN}/**", serve)
         page.goto(f"{ORIGIN}/")
