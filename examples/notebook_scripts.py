@@ -21,3 +21,6 @@ SCRIPTS = {
     },
     "testing-agents.ipynb": {},
 }
+
+THEN_AWAIT = {"quickstart.ipynb": "task"}
+"""Notebooks that start their agent as a task: the run awaits it after the last cell."""

@@ -55,7 +55,7 @@ from ._vocabulary import (
 from ._waterfall import Answerer, Next
 from .bridge import QuestionPanel
 from .bridge._blocking import BlockingUnsupportedError, approve_blocking, ask_blocking
-from .bridge._quick import approve, ask, default_panel, default_service
+from .bridge._quick import approve, ask, default_panel, default_service, show_panel
 
 __all__ = [
     "PENDING_NOTICE",
@@ -121,4 +121,5 @@ __all__ = [
     "default_panel",
     "default_service",
     "restore_error",
+    "show_panel",
 ]

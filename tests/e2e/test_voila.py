@@ -1,17 +1,20 @@
-"""End to end in Voila: the notebook's agent asks, a click on the card answers it.
+"""End to end in Voila: ``voila notebooks/quickstart.ipynb`` serves the quickstart as an app.
 
-Voila executes the notebook when the page is requested; the agent task started there awaits the
-answer and writes what it received into a second widget, which the test reads in the page.
+Voila executes the notebook when the page is requested; the agent task the quickstart starts asks
+its questions on the panel, and writes what it received into a results widget, which the test
+reads in the page.
 """
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import expect
 
-from ._pages import PageLog, save_screenshot, write_notebook
+from ._pages import PageLog, save_screenshot
 from ._servers import Server, start_once_more_on_failure, voila_server
 
 if TYPE_CHECKING:
@@ -23,23 +26,7 @@ pytest.importorskip("voila", reason="Voila is not installed (pip install voila)"
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
-AGENT_CELL = """\
-import asyncio, json
-import ipywidgets as widgets
-import ipyask
-
-svc = ipyask.UserQuestions()
-panel = ipyask.QuestionPanel(svc)
-received = widgets.HTML("The agent is waiting for an answer.")
-received.add_class("agent-received")
-
-async def agent():
-    answer = await svc.ask({"questions": [{
-        "id": "deploy", "question": "Deploy to which environment?",
-        "options": [{"label": "Staging (Recommended)"}, {"label": "Production"}]}]})
-    received.value = "The agent received: " + json.dumps(answer.to_wire())
-
-task = asyncio.ensure_future(agent())"""
+QUICKSTART = Path(__file__).resolve().parents[2] / "notebooks" / "quickstart.ipynb"
 
 # Offline, Voila's page asks a CDN for its icon font; those requests fail harmlessly.
 VOILA_NOISE = (r"^console: Failed to load resource: net::ERR_NAME_NOT_RESOLVED$",)
@@ -50,7 +37,8 @@ def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """Voila serving the agent notebook (started once more if the first start fails)."""
     root = tmp_path_factory.mktemp("voila-root")
     base = tmp_path_factory.mktemp("voila-home")
-    notebook = write_notebook(root / "agent.ipynb", [AGENT_CELL, "panel", "received"])
+    notebook = root / QUICKSTART.name
+    shutil.copyfile(QUICKSTART, notebook)
     servers: list[Server] = []
 
     def make() -> Server:
@@ -72,18 +60,17 @@ def test_a_click_in_voila_answers_the_agent(browser: Browser, voila: Server) -> 
         page.set_default_timeout(20_000)
         log = PageLog(page)
         page.goto(voila.url + "/")
-        card = page.get_by_role("article", name="Deploy to which environment?")
+        card = page.get_by_role("article", name="Which database should the project use?")
         expect(card).to_be_visible(timeout=30_000)
-        received = page.locator(".agent-received")
-        expect(received).to_have_text("The agent is waiting for an answer.")
+        results = page.locator(".quickstart-results")
+        expect(results).to_have_text("The agent has not heard from you yet.")
         save_screenshot(page, "voila-1-card")
-
-        card.get_by_role("radio", name="Production").click()
+        card.get_by_role("radio", name="Postgres").click()
         card.get_by_role("button", name="Submit").click()
-        expect(received).to_have_text(
-            'The agent received: {"answers": [{"id": "deploy", "selected": ["Production"]}]}'
-        )
+        expect(results).to_have_text("database: Postgres")
         expect(card.locator("[data-role=wait]")).to_have_text("Answered")
+        approval = page.get_by_role("article", name="Delete 3 files in build/?")
+        expect(approval).to_be_visible()
         save_screenshot(page, "voila-2-answered")
         assert log.unexpected(*VOILA_NOISE) == []
     finally:

@@ -13,7 +13,7 @@ from ipyask.testing import HeadlessFrontend, NotebookRunner
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))
 
-from notebook_scripts import SCRIPTS  # noqa: E402
+from notebook_scripts import SCRIPTS, THEN_AWAIT  # noqa: E402
 
 pytestmark = pytest.mark.kernel
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -36,8 +36,19 @@ def test_notebooks_are_committed_without_outputs(path: Path) -> None:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_end_to_end(path: Path) -> None:
     with HeadlessFrontend(cwd=str(path.parent), timeout=30) as frontend:
-        runner = NotebookRunner(path, SCRIPTS[path.name], frontend=frontend, cell_timeout=90)
+        runner = NotebookRunner(
+            path,
+            SCRIPTS[path.name],
+            frontend=frontend,
+            cell_timeout=90,
+            then_await=THEN_AWAIT.get(path.name),
+        )
         events = runner.run()
+        if path.stem == "quickstart":  # the agent task told the results widget everything
+            shown = frontend.execute("print(results.value)").stdout
+            assert "database: SQLite (Recommended)" in shown
+            assert "deploy (late reply): ['Yes']" in shown
+            assert "<b>done</b>" in shown
     kinds = [event.kind for event in events]
     expected_cards = len(SCRIPTS[path.name])
     assert kinds.count("asked") == expected_cards

@@ -17,7 +17,7 @@ from .._vocabulary import AskUserQuestionAnswerItem, AskUserQuestionRequest
 from ._kernel_features import current_kernel
 from ._panel import QuestionPanel
 
-__all__ = ["approve", "ask", "default_panel", "default_service"]
+__all__ = ["approve", "ask", "default_panel", "default_service", "show_panel"]
 
 _service: UserQuestions | None = None
 _panel: QuestionPanel | None = None
@@ -62,6 +62,17 @@ def _show() -> None:
 
         _shown_in.add(cell)
         display(panel)  # type: ignore[no-untyped-call]
+
+
+def show_panel() -> QuestionPanel | None:
+    """Show the default panel in this cell's output (once per cell) and return it.
+
+    The one-liners do this themselves; call it in the cell that starts an agent task, so the
+    panel belongs to that cell (Voila shows only what a cell displays while it runs). Outside a
+    kernel there is nothing to show: returns ``None``.
+    """
+    _show()
+    return _panel
 
 
 def _value(item: AskUserQuestionAnswerItem, multi_select: bool) -> str | list[str] | None:

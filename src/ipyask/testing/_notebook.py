@@ -59,6 +59,7 @@ class NotebookRunner:
         frontend: HeadlessFrontend,
         on_event: Callable[[NotebookEvent], object] | None = None,
         cell_timeout: float = 120.0,
+        then_await: str | None = None,
     ) -> None:
         import nbformat
 
@@ -66,6 +67,7 @@ class NotebookRunner:
         self.notebook = nbformat.read(self.path, as_version=4)  # type: ignore[no-untyped-call]
         self.frontend = frontend
         self.cell_timeout = cell_timeout
+        self.then_await = then_await
         self._steps = {
             text: list(steps) if isinstance(steps, list) else [steps]
             for text, steps in script.items()
@@ -82,13 +84,22 @@ class NotebookRunner:
             self._on_event(event)
 
     def run(self) -> list[NotebookEvent]:
-        """Execute every code cell; raises ``KernelError`` on the first failing cell."""
+        """Execute every code cell; raises ``KernelError`` on the first failing cell.
+
+        With ``then_await`` (e.g. ``"task"`` for a notebook that starts its agent as a task), a
+        last cell ``await <then_await>`` keeps answering cards until that finishes.
+        """
         kernel = self.frontend.kernel
-        for index, cell in enumerate(self.notebook.cells):
-            if cell.cell_type != "code" or not cell.source.strip():
-                continue
-            self._emit("cell", f"[{index}] {cell.source.splitlines()[0][:70]}")
-            execution = kernel.execute_nowait(cell.source)
+        sources = [
+            (str(index), cell.source)
+            for index, cell in enumerate(self.notebook.cells)
+            if cell.cell_type == "code" and cell.source.strip()
+        ]
+        if self.then_await is not None:
+            sources.append(("then", f"await {self.then_await}"))
+        for index, source in sources:
+            self._emit("cell", f"[{index}] {source.splitlines()[0][:70]}")
+            execution = kernel.execute_nowait(source)
 
             def settled(execution: Any = execution) -> bool:
                 self._answer_cards()
