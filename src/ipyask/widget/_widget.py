@@ -166,6 +166,9 @@ class QuestionWidget(anywidget.AnyWidget):
                 cards.append(wire)
             else:
                 cards[index] = wire
+            # Already validated and rendered: the trait validator reuses it instead of doing both
+            # again (it replaces this map with the new list's cards).
+            self._normalized[model.key] = wire
             self.cards = cards
         return model
 
