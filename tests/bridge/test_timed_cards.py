@@ -25,6 +25,14 @@ async def timed(svc, agent, timeout_ms=5000, call_id="c1") -> asyncio.Future:
     return task
 
 
+async def keep_alive(view, clock, key: str, beats: int) -> None:
+    """The view sends a heartbeat every 500 ms, ``beats`` times."""
+    for _ in range(beats):
+        clock.advance(500)
+        view.send("heartbeat", keys=[key])
+        await drain()
+
+
 async def test_a_claim_sends_the_remaining_time_and_pauses_the_host(
     svc, agent, panel, view, clock
 ) -> None:
@@ -73,10 +81,7 @@ async def test_a_silent_view_loses_its_claim_after_the_heartbeat_timeout(
     key = only_key(panel)
     view.send("claim", key=key)
     await drain()
-    for _ in range(8):  # alive for 4 s, past nothing yet
-        clock.advance(500)
-        view.send("heartbeat", keys=[key])
-        await drain()
+    await keep_alive(view, clock, key, 8)  # alive for 4 s, past nothing yet
     assert panel.claims.held(key) == ["view-1"]
     clock.advance(999)  # t = 4999: silent since t = 4000, within the 1000 ms timeout
     await drain()
@@ -94,10 +99,7 @@ async def test_a_claim_held_past_the_deadline_restores_it_when_heartbeats_stop(
     key = only_key(panel)
     view.send("claim", key=key)
     await drain()
-    for _ in range(10):  # heartbeats keep the claim to t = 5000, past the 2000 deadline
-        clock.advance(500)
-        view.send("heartbeat", keys=[key])
-        await drain()
+    await keep_alive(view, clock, key, 10)  # the claim holds to t = 5000, past the deadline
     assert not task.done()
     clock.advance(1000)  # silent for the heartbeat timeout: the claim goes, the deadline fires
     await drain()
@@ -112,10 +114,7 @@ async def test_an_explicit_release_restores_the_deadline_at_once(
     key = only_key(panel)
     view.send("claim", key=key)
     await drain()
-    for _ in range(6):  # alive to t = 3000, past the deadline
-        clock.advance(500)
-        view.send("heartbeat", keys=[key])
-        await drain()
+    await keep_alive(view, clock, key, 6)  # alive to t = 3000, past the deadline
     assert not task.done()
     view.send("release", key=key)
     await drain()
