@@ -238,3 +238,39 @@ def test_cards_sync_as_json_text_reusing_unchanged_cards() -> None:
     widget.update_card("a", status="cancelled")
     assert json.loads(widget.get_state(["cards"])["cards"])[0]["status"] == "cancelled"
     widget.close()
+
+
+def test_status_changes_reuse_the_rendered_markdown(monkeypatch) -> None:
+    import ipyask.widget._cards as cards_module
+
+    rendered: list[str] = []
+    real = cards_module.render_markdown
+
+    def counting(text: str) -> str:
+        rendered.append(text)
+        return real(text)
+
+    monkeypatch.setattr(cards_module, "render_markdown", counting)
+    widget = QuestionWidget(cards=[plan("p")])
+    assert len(rendered) == 1
+    html = widget.cards[0]["view"]
+    widget.update_card("p", status="cancelled", notice="stopped")
+    assert len(rendered) == 1  # same questions: the view is reused, not rendered again
+    assert widget.cards[0]["view"] == html and widget.cards[0]["status"] == "cancelled"
+    widget.set_card(plan("p"))  # new question objects: rendered again
+    assert len(rendered) == 2
+    widget.close()
+
+
+def test_get_card_follows_assignments_of_the_cards_trait() -> None:
+    widget = QuestionWidget(cards=[generic("a")])
+    first = widget.get_card("a")
+    assert widget.get_card("a") is first  # read from the kept model, not validated again
+    widget.cards = [plan("a").to_wire(), generic("b").to_wire()]
+    assert widget.get_card("a").questions[0].id == "plan"
+    assert [card.key for card in widget.get_cards()] == ["a", "b"]
+    widget.cards = [widget.cards[1]]
+    with pytest.raises(KeyError):
+        widget.get_card("a")
+    assert widget.get_card("b").key == "b"
+    widget.close()

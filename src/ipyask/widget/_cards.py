@@ -155,11 +155,23 @@ class Card(WireModel):
             ],
         )
 
-    def to_wire(self) -> dict[str, Any]:
-        """The synced JSON form: the card's fields plus its derived ``view``."""
+    def to_wire(self, *, view: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The synced JSON form: the card's fields plus its derived ``view``.
+
+        ``view`` is the wire ``view`` of a card with the very same questions and wait, to reuse
+        instead of rendering it again (its Markdown does not change with the status).
+        """
         wire = super().to_wire()
-        wire["view"] = self.view().to_wire()
+        wire["view"] = self.view().to_wire() if view is None else view
         return wire
+
+    def same_view_as(self, other: Card) -> bool:
+        """Whether ``other`` derives the same ``view``: the same wait and question objects."""
+        return (
+            self.wait == other.wait
+            and len(self.questions) == len(other.questions)
+            and all(a is b for a, b in zip(self.questions, other.questions, strict=True))
+        )
 
 
 def _plan_review(question: AskUserQuestionItem) -> PlanReviewPresentation | None:

@@ -63,9 +63,9 @@ def _cards_from_json(value: object, _widget: object) -> object:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _normalize(value: object) -> dict[str, Any]:
+def _normalize(value: object) -> tuple[Card, dict[str, Any]]:
     card = value if isinstance(value, Card) else Card.model_validate(value)
-    return card.to_wire()
+    return card, card.to_wire()
 
 
 class QuestionWidget(anywidget.AnyWidget):
@@ -108,7 +108,10 @@ class QuestionWidget(anywidget.AnyWidget):
         self._lock = threading.RLock()
         self._view_callbacks: list[Callable[[ViewMessage], object]] = []
         self._frame_seq = 0
-        self._normalized: dict[object, dict[str, Any]] = {}
+        # The wire dict and the model of every card, by key, as the validator last accepted them:
+        # reads and updates start from the model instead of validating the dict again.
+        self._normalized: dict[str, dict[str, Any]] = {}
+        self._models: dict[str, Card] = {}
         self._card_texts: dict[str, tuple[dict[str, Any], str]] = {}
         super().__init__(cards=list(cards), language=language)
         self.on_msg(self._handle_custom_msg_content)
@@ -121,18 +124,24 @@ class QuestionWidget(anywidget.AnyWidget):
         if not isinstance(value, (list, tuple)):
             raise traitlets.TraitError("cards must be a list of cards")
         result: list[dict[str, Any]] = []
+        models: dict[str, Card] = {}
         for index, item in enumerate(value):
-            if isinstance(item, dict) and self._normalized.get(item.get("key")) == item:
-                result.append(item)  # normalized before: skip re-rendering its Markdown
+            key = item.get("key") if isinstance(item, dict) else None
+            known = self._normalized.get(key) if isinstance(key, str) else None
+            if known is not None and (known is item or known == item):
+                result.append(known)  # normalized before: skip validating and rendering it
+                models[known["key"]] = self._models[known["key"]]
                 continue
             try:
-                result.append(_normalize(item))
+                model, wire = _normalize(item)
             except ValidationError as exc:
                 raise traitlets.TraitError(f"cards[{index}] is not a valid card: {exc}") from exc
-        keys = [card["key"] for card in result]
-        if len(set(keys)) != len(keys):
+            result.append(wire)
+            models[model.key] = model
+        if len(models) != len(result):
             raise traitlets.TraitError("card keys must be unique")
-        self._normalized = dict(zip(keys, result, strict=True))
+        self._normalized = {card["key"]: card for card in result}
+        self._models = models
         return result
 
     @traitlets.validate("language")
@@ -146,30 +155,35 @@ class QuestionWidget(anywidget.AnyWidget):
 
     def get_cards(self) -> list[Card]:
         """All cards as models, in display order."""
-        return [Card.model_validate(card) for card in self.cards]
+        models = self._models
+        return [models[card["key"]] for card in self.cards]
 
     def get_card(self, key: str) -> Card:
         """The card with ``key``; :class:`KeyError` if there is none."""
-        for card in self.cards:
-            if card["key"] == key:
-                return Card.model_validate(card)
-        raise KeyError(key)
+        return self._models[key]
 
     def set_card(self, card: Card | Mapping[str, Any]) -> Card:
         """Add ``card``, or replace the card with the same key in place."""
         model = card if isinstance(card, Card) else Card.model_validate(card)
-        wire = model.to_wire()
         with self._lock:
+            previous = self._models.get(model.key)
+            reuse = previous is not None and model.same_view_as(previous)
+            wire = model.to_wire(view=self._normalized[model.key]["view"] if reuse else None)
             cards = list(self.cards)
-            index = next((i for i, c in enumerate(cards) if c["key"] == model.key), None)
-            if index is None:
+            if previous is None:
                 cards.append(wire)
             else:
+                index = next(i for i, c in enumerate(cards) if c["key"] == model.key)
                 cards[index] = wire
-            # Already validated and rendered: the trait validator reuses it instead of doing both
-            # again (it replaces this map with the new list's cards).
-            self._normalized[model.key] = wire
-            self.cards = cards
+            # Already validated and rendered: the trait validator takes it as it is.
+            normalized, models = self._normalized, self._models
+            self._normalized = {**normalized, model.key: wire}
+            self._models = {**models, model.key: model}
+            try:
+                self.cards = cards
+            except BaseException:
+                self._normalized, self._models = normalized, models
+                raise
         return model
 
     def update_card(
@@ -194,7 +208,10 @@ class QuestionWidget(anywidget.AnyWidget):
         }
         with self._lock:
             current = self.get_card(key)
-            updated = Card.model_validate({**current.model_dump(), **changes})
+            # The current fields as models (pydantic takes them without validating them again),
+            # then the changes, validated with the card's rules.
+            fields = {name: getattr(current, name) for name in Card.model_fields}
+            updated = Card.model_validate({**fields, **changes})
             self.set_card(updated)
         return updated
 
