@@ -17,6 +17,7 @@ from ._events import (
     TurnStartEvent,
     UserMessageEvent,
 )
+from ._followups import after_answer
 from ._projection import (
     PendingUserQuestion,
     SettledUserQuestion,
@@ -113,6 +114,7 @@ __all__ = [
     "UserQuestions",
     "WaitFrame",
     "__version__",
+    "after_answer",
     "approve",
     "approve_blocking",
     "ask",

@@ -12,6 +12,7 @@ from ._abort import AbortController, AbortSignal
 from ._agents import Agent, AgentRegistry
 from ._clock import Clock, LoopClock, call_on_loop
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
+from ._followups import open_followups
 from ._intents import check_intents
 from ._projection import Projections, UserQuestionProjectionView
 from ._replies import ReplyBook, reply_message
@@ -117,7 +118,12 @@ class UserQuestions:
         async def no_answerer() -> AskUserQuestionAnswer:
             raise UserQuestionError.of("NO_PROVIDER")
 
-        dispatch = asyncio.ensure_future(self._waterfall.dispatch(request, agent, no_answerer))
+        # The dispatch task inherits the follow-ups; they run once this ask has returned.
+        followups, reset = open_followups()
+        try:
+            dispatch = asyncio.ensure_future(self._waterfall.dispatch(request, agent, no_answerer))
+        finally:
+            reset()
         try:
             return await self._race(dispatch, signal)
         except asyncio.CancelledError as cancelled:
@@ -134,6 +140,8 @@ class UserQuestions:
                 raise
             provider = UserQuestionError(str(error) or type(error).__name__, "PROVIDER_ERROR")
             raise provider from error
+        finally:
+            followups.run_soon(asyncio.get_running_loop())
 
     async def _race(
         self, dispatch: asyncio.Future[AskUserQuestionAnswer], signal: AbortSignal | None

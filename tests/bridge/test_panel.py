@@ -272,3 +272,27 @@ def test_the_panel_needs_a_service() -> None:
         ipyask.QuestionPanel("svc")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="unexpected keyword"):
         ipyask.QuestionPanel(ipyask.UserQuestions(), colour="red")
+
+
+async def test_the_agent_has_the_answer_before_the_card_turns_answered(svc, panel, sent) -> None:
+    first, second = FakeView(panel, sent, "a"), FakeView(panel, sent, "b")
+    seen: list[tuple[str, str]] = []
+
+    async def agent() -> None:
+        result = await svc.ask({"questions": [DB]})
+        # Back in the agent before the panel's bookkeeping: the card still shows pending, and a
+        # second answer arriving now is refused as already answered.
+        seen.append((result.answers[0].selected[0], panel.get_card(key).status))
+        second.answer(key, ("db", ["Postgres"]))
+
+    task = asyncio.ensure_future(agent())
+    await drain()
+    key = only_key(panel)
+    first.answer(key, ("db", ["SQLite"]))
+    await task
+    await drain()
+    assert seen == [("SQLite", "pending")]
+    assert panel.get_card(key).status == "answered"
+    assert [(e["code"], e["viewId"]) for e in second.errors] == [("ALREADY_ANSWERED", "b")]
+    assert panel.records == ["**Answered**\n- Which database? → **SQLite**"]
+    assert panel.live(key) is None

@@ -17,6 +17,7 @@ from typing import Any
 from .._agents import Agent
 from .._clock import call_on_loop
 from .._errors import UserQuestionError
+from .._followups import after_answer
 from .._service import UserQuestions
 from .._settlement import Settlement
 from .._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
@@ -25,7 +26,7 @@ from ..widget import Card, QuestionWidget, ViewMessage
 from ._claims import ClaimTracker
 from ._routing import ViewRouter
 from ._sessions import ContinuedCards
-from ._transcript import record
+from ._transcript import Transcript, record
 
 __all__ = ["QuestionPanel"]
 
@@ -82,8 +83,7 @@ class QuestionPanel(QuestionWidget):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._live: dict[str, Live] = {}
         self._closed = False
-        self._records: list[str] = []
-        self._transcript: Any = None
+        self.transcript = Transcript(service.clock)
         self._guard = threading.Lock()
         self.claims = ClaimTracker(service, self._send_frame, heartbeat_timeout_ms)
         self.continued = ContinuedCards(self)
@@ -114,23 +114,30 @@ class QuestionPanel(QuestionWidget):
         self._live[key] = live
         try:
             outcome = await live.settlement
-        except asyncio.CancelledError:
-            self._settled_without_answer(live)
-            raise
-        except UserQuestionError as error:
-            if error.code == "ASK_TIMED_OUT":
+        except BaseException as error:
+            self._live.pop(key, None)
+            if isinstance(error, asyncio.CancelledError):
+                self._settled_without_answer(live)
+            elif isinstance(error, UserQuestionError) and error.code == "ASK_TIMED_OUT":
                 self.continued.after_timeout(live)
-            else:
+            elif isinstance(error, UserQuestionError):
                 self._mark(key, "cancelled", error.message)
             raise
         finally:
-            self._live.pop(key, None)
             self.claims.release(key)
         if isinstance(outcome, _Delegate):
+            self._live.pop(key, None)
             self.remove_card(key)
             return await next()
-        self._mark(key, "answered", answer=outcome)
+        # The agent gets the answer first; the card turns answered right after. Until then the
+        # request stays live, so a second answer is refused as ALREADY_ANSWERED.
+        after_answer(lambda: self._answered(live, outcome))
         return outcome
+
+    def _answered(self, live: Live, answer: AskUserQuestionAnswer) -> None:
+        if self._live.get(live.key) is live:
+            del self._live[live.key]
+        self._mark(live.key, "answered", answer=answer)
 
     def _settled_without_answer(self, live: Live) -> None:
         signal = live.request.signal
@@ -156,28 +163,21 @@ class QuestionPanel(QuestionWidget):
         self.write_record(record(card.questions, outcome.get(status, status), answer, card.call_id))
 
     def write_record(self, markdown: str) -> None:
-        """Append a Markdown record to the transcript shown under the panel."""
-        self._records.append(markdown)
-        handle = self._transcript
-        if handle is not None:
-            from IPython.display import Markdown
-
-            handle.update(Markdown("\n\n".join(self._records)))  # type: ignore[no-untyped-call]
+        """Append a Markdown record to the transcript shown under the panel (shortly)."""
+        self.transcript.add(markdown)
 
     @property
     def records(self) -> list[str]:
         """The Markdown records of every settled card, oldest first."""
-        return list(self._records)
+        return self.transcript.records
 
     def _ipython_display_(self) -> None:
-        from IPython.display import Markdown, display
+        from IPython.display import display
 
         bundle = self._repr_mimebundle_()
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         display(data, metadata=metadata, raw=True)  # type: ignore[no-untyped-call]
-        if self._transcript is None:
-            transcript = Markdown("\n\n".join(self._records))  # type: ignore[no-untyped-call]
-            self._transcript = display(transcript, display_id=True)  # type: ignore[no-untyped-call]
+        self.transcript.show()
 
     def _send_frame(self, key: str, remaining_ms: int) -> None:
         if key in self._live and not self._closed:
@@ -213,4 +213,5 @@ class QuestionPanel(QuestionWidget):
             self.continued.close()
             for live in list(self._live.values()):
                 live.settlement.resolve(_DELEGATE)
+            self.transcript.flush()
         super().close()

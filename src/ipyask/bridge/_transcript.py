@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Callable
+from typing import Protocol
 
+from .._clock import Clock, TimerHandle
 from .._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 
-__all__ = ["escape_markdown", "record"]
+__all__ = ["TRANSCRIPT_DELAY_MS", "TextDisplay", "Transcript", "escape_markdown", "record"]
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 
@@ -43,3 +47,98 @@ def record(
             text = f"{escape_markdown(question.header)} — {text}"
         lines.append(f"- {text}" + (f" → {_values(question, answer)}" if answer else ""))
     return "\n".join(lines)
+
+
+TRANSCRIPT_DELAY_MS = 50.0
+"""How long the transcript waits before showing new records: the agent gets its answer first,
+and a burst of settled questions costs one display update, not one each."""
+
+
+class TextDisplay(Protocol):
+    """A shown text that can be replaced (an IPython display handle of Markdown)."""
+
+    def update(self, text: str) -> None: ...
+
+
+class Transcript:
+    """The records of one panel, shown as one Markdown display under it once it is displayed.
+
+    Updating an IPython display flushes the kernel's output streams and waits for its IOPub
+    thread, which took longer than the rest of a round trip; so new records are shown together,
+    ``delay_ms`` after the first of them, on ``clock`` (at once when no event loop runs).
+    ``display(text)`` shows the text and returns its :class:`TextDisplay` (IPython by default).
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        delay_ms: float = TRANSCRIPT_DELAY_MS,
+        display: Callable[[str], TextDisplay] | None = None,
+    ) -> None:
+        self._clock = clock
+        self._delay_ms = delay_ms
+        self._display = display if display is not None else _MarkdownDisplay
+        self._lock = threading.Lock()
+        self._records: list[str] = []
+        self._handle: TextDisplay | None = None
+        self._shown = 0
+        self._timer: TimerHandle | None = None
+
+    @property
+    def records(self) -> list[str]:
+        """Every record so far, oldest first (shown or about to be)."""
+        with self._lock:
+            return list(self._records)
+
+    @property
+    def due(self) -> bool:
+        """Whether records wait to be shown."""
+        return self._timer is not None
+
+    def add(self, markdown: str) -> None:
+        """Append a record; the display shows it shortly."""
+        with self._lock:
+            self._records.append(markdown)
+            if self._handle is None or self._timer is not None:
+                return
+            try:
+                self._timer = self._clock.call_later(self._delay_ms, self.flush)
+            except RuntimeError:  # no running event loop: nothing would run the timer
+                self._timer = None
+            else:
+                return
+        self.flush()
+
+    def show(self) -> None:
+        """Display the records under the current output (the first time only)."""
+        with self._lock:
+            if self._handle is not None:
+                return
+            self._handle = self._display("\n\n".join(self._records))
+            self._shown = len(self._records)
+
+    def flush(self) -> None:
+        """Show every record now (cancels the pending update); nothing new, nothing sent."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            handle = self._handle
+            if handle is None or self._shown == len(self._records):
+                return
+            self._shown = len(self._records)
+            handle.update("\n\n".join(self._records))  # under the lock: updates stay in order
+
+
+class _MarkdownDisplay:
+    """An IPython display of Markdown text, updated in place."""
+
+    def __init__(self, text: str) -> None:
+        from IPython.display import Markdown, display
+
+        self._handle = display(Markdown(text), display_id=True)  # type: ignore[no-untyped-call]
+
+    def update(self, text: str) -> None:
+        from IPython.display import Markdown
+
+        self._handle.update(Markdown(text))  # type: ignore[no-untyped-call]
