@@ -78,6 +78,10 @@ def test_an_agent_ask_is_answered_by_clicking_the_card(
 
     expect(card.locator("[data-role=wait]")).to_have_text("Answered")
     expect(card.locator(".ipyask-summary__line")).to_have_text("SQLite")
+    # The Markdown transcript under the panel, which a saved notebook keeps.
+    transcript = nb.output(0).locator("[data-mime-type='text/markdown']")
+    expect(transcript).to_contain_text("Answered")
+    expect(transcript).to_contain_text("Storage — Which database should the agent use? → SQLite")
     nb.run(2)
     expect(nb.output(2)).to_contain_text("answers")
     assert json.loads(nb.output(2).inner_text().strip()) == DB_ANSWER

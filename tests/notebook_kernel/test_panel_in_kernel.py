@@ -211,3 +211,28 @@ def test_an_agent_on_a_worker_thread(fe: HeadlessFrontend) -> None:
         if out.strip() != "True":
             break
     assert out.strip() == '{"answers": [{"id": "db", "selected": ["SQLite"]}]}'
+
+
+def test_the_transcript_under_the_panel_records_each_settled_question(
+    fe: HeadlessFrontend,
+) -> None:
+    cell = fe.kernel.execute("panel.close()\npanel = ipyask.QuestionPanel(svc)\ndisplay(panel)")
+
+    def transcript() -> list[str]:
+        return [o["data"]["text/markdown"] for o in cell.outputs if "text/markdown" in o["data"]]
+
+    assert transcript() == [""]
+    for question, label in (("Which database?", "SQLite"), ("Which cache?", "Redis")):
+        fe.kernel.execute(
+            f"task = asyncio.ensure_future(svc.ask({{'questions': [{{'id': 'q', "
+            f"'question': {question!r}, 'options': [{{'label': {label!r}}}]}}]}}))"
+        )
+        key = fe.wait_for_card(question)["key"]
+        fe.choose(key, label)
+        fe.submit(key)
+        assert label in result(fe)
+    # The display is updated in place (the update answers the view's message, not this cell).
+    expected = (
+        "**Answered**\n- Which database? → **SQLite**\n\n**Answered**\n- Which cache? → **Redis**"
+    )
+    fe.kernel.wait_for(lambda: transcript() == [expected], timeout=5, what="the transcript")

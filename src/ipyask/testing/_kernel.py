@@ -26,7 +26,7 @@ from typing import Any
 
 from ._kernel_channels import KernelConnection
 from ._kernel_errors import FrontendError, KernelError
-from ._kernel_execution import Execution
+from ._kernel_execution import DisplayTable, Execution, bundle_of, display_id_of
 from ._kernel_widgets import CustomMessage, WidgetModel, WidgetTracker
 from ._kernel_wire import (
     CONTROL_PROTOCOL_VERSION,
@@ -75,7 +75,7 @@ class KernelFrontend(KernelConnection):
             "stop_on_error": stop_on_error,
         }
         msg_id = self.send("shell", "execute_request", content, subshell_id=subshell_id)
-        execution = Execution(self, msg_id, code)
+        execution = Execution(self, msg_id, code, self._displays)
         self._watch(msg_id, execution.handle)
         return execution
 
@@ -242,8 +242,16 @@ class KernelFrontend(KernelConnection):
         self.wait_for(check, timeout=timeout, what=f"a custom message to model {model_id}")
         return found[0]
 
+    @cached_property
+    def _displays(self) -> DisplayTable:
+        return DisplayTable()
+
     def _handle_iopub(self, msg: Message) -> None:
         self._widgets.handle(msg)
+        if msg_type(msg) == "update_display_data":
+            display_id = display_id_of(msg["content"])
+            if display_id is not None:
+                self._displays.update(display_id, bundle_of(msg["content"]))
 
     def _record_handler_error(self, msg: Message, data: dict[str, Any]) -> None:
         if msg["channel"] == "iopub" and msg_type(msg) == "error":

@@ -9,6 +9,36 @@ from typing import Any, Protocol
 from ._kernel_errors import CellAborted, KernelError
 from ._kernel_wire import VIEW_MIME, Message, msg_type
 
+
+class DisplayTable:
+    """Outputs shown with a ``display_id``, across cells, as a notebook front end keeps them.
+
+    ``update_display_data`` (whichever message it answers) replaces the data of every output
+    with its id, and so does a new ``display_data`` with an id already shown.
+    """
+
+    def __init__(self) -> None:
+        self._outputs: dict[str, list[dict[str, Any]]] = {}
+
+    def shown(self, display_id: str, output: dict[str, Any]) -> None:
+        """``output`` was just appended to a cell under ``display_id``."""
+        self.update(display_id, output)
+        self._outputs.setdefault(display_id, []).append(output)
+
+    def update(self, display_id: str, bundle: dict[str, Any]) -> None:
+        """Replace ``data`` and ``metadata`` of every output shown under ``display_id``."""
+        for output in self._outputs.get(display_id, []):
+            output["data"] = dict(bundle["data"])
+            output["metadata"] = dict(bundle["metadata"])
+
+
+def display_id_of(content: dict[str, Any]) -> str | None:
+    """The ``transient.display_id`` of a display message, if any."""
+    transient = content.get("transient")
+    display_id = transient.get("display_id") if isinstance(transient, dict) else None
+    return display_id if isinstance(display_id, str) else None
+
+
 IDLE_GRACE = 0.5
 """Seconds to wait for the ``idle`` status after the ``execute_reply`` before calling a cell done.
 
@@ -27,13 +57,17 @@ class Execution:
     """A cell sent with ``execute_request``; outputs keep arriving while the front end pumps.
 
     Outputs are stored like notebook outputs (``output_type`` ``stream``, ``display_data``,
-    ``execute_result``, ``error``); consecutive stream text of one name is merged,
-    ``update_display_data`` is appended as ``display_data`` and ``clear_output`` is honoured.
-    Output the kernel parents to this cell after it finished (background tasks) is appended too.
+    ``execute_result``, ``error``); consecutive stream text of one name is merged and
+    ``clear_output`` is honoured. Outputs shown with a ``display_id`` are updated in place by
+    ``update_display_data`` from anywhere (``displays``), as in a notebook. Output the kernel
+    parents to this cell after it finished (background tasks) is appended too.
     """
 
-    def __init__(self, frontend: _Waiter, msg_id: str, code: str) -> None:
+    def __init__(
+        self, frontend: _Waiter, msg_id: str, code: str, displays: DisplayTable | None = None
+    ) -> None:
         self._frontend = frontend
+        self._displays = displays if displays is not None else DisplayTable()
         self.msg_id = msg_id
         """``msg_id`` of the ``execute_request``."""
         self.code = code
@@ -164,11 +198,17 @@ class Execution:
             self._clear_on_next = False
         if kind == "stream":
             self._add_stream(str(content.get("name")), str(content.get("text", "")))
-        elif kind in ("display_data", "update_display_data"):
-            self.outputs.append({"output_type": "display_data", **_bundle(content)})
+        elif kind == "display_data":
+            output = {"output_type": "display_data", **bundle_of(content)}
+            self.outputs.append(output)
+            display_id = display_id_of(content)
+            if display_id is not None:
+                self._displays.shown(display_id, output)
         elif kind == "execute_result":
             count = content.get("execution_count")
-            self.outputs.append({"output_type": kind, "execution_count": count, **_bundle(content)})
+            self.outputs.append(
+                {"output_type": kind, "execution_count": count, **bundle_of(content)}
+            )
         else:
             self.outputs.append({"output_type": "error", **content})
 
@@ -187,10 +227,10 @@ class Execution:
         return f"<Execution {self.msg_id[:8]} status={self.status} {first[:40]!r}>"
 
 
-_OUTPUT_TYPES = frozenset(
-    {"stream", "display_data", "update_display_data", "execute_result", "error"}
-)
+_OUTPUT_TYPES = frozenset({"stream", "display_data", "execute_result", "error"})
+"""Output messages a cell appends (``update_display_data`` changes outputs in place instead)."""
 
 
-def _bundle(content: dict[str, Any]) -> dict[str, Any]:
+def bundle_of(content: dict[str, Any]) -> dict[str, Any]:
+    """The ``data`` and ``metadata`` of a display message, copied."""
     return {"data": dict(content.get("data", {})), "metadata": dict(content.get("metadata", {}))}
