@@ -266,17 +266,20 @@ def _round_trip(results: Results) -> list[str]:
         out += [
             "",
             "For ipyask the handler is the panel's view-message callback (a stamp registered "
-            "after the panel's own); what follows it is the answer's way from the settled card "
-            "back to the awaiting agent: marking the card answered (a full `cards` state sync), "
-            "the Markdown transcript update and the hops through the waterfall's tasks.",
+            "after the panel's own); what follows it is ipykernel finishing the message "
+            "(stream flushes, status) and the answer's way from the settled card back to the "
+            "awaiting agent through the waterfall's tasks. The panel marks the card answered "
+            "after the agent has its answer (`ipyask.after_answer`) and updates the Markdown "
+            "transcript 50 ms later, so neither is in this time.",
         ]
         out.append("")
     h100 = rt["stats"].get("ipyask_history_100")
     if h100:
         out.append(
             "Answered cards stay in the panel's synced state, and every card change sends the "
-            "panel's whole `cards` state to the front end (two changes per question), so the "
-            "round trip grows with the panel's history."
+            "panel's whole `cards` state to the front end (two changes per question: the new "
+            "card, on the way out, and its answered state, after the agent has the answer), so "
+            "the round trip grows with the panel's history."
         )
     if rt.get("handler_errors"):
         out.append(f"Handler errors reported by the kernel: {len(rt['handler_errors'])}.")

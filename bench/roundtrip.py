@@ -143,21 +143,25 @@ def _echo(bench: KernelBench, n: int) -> list[Round]:
     return _rounds(bench.wait("echo"), seen, sent)
 
 
-def _pending_card(person: HeadlessFrontend, question: str) -> dict[str, Any] | None:
-    """The pending card asking ``question`` in any open panel (one pump, then a look).
+def _pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dict[str, Any]] | None:
+    """The open panel and its pending card asking ``question`` (one pump, then a look).
 
     ``HeadlessFrontend.wait_for_card`` pumps between finding a panel and reading it, so a panel
-    closed and replaced in between (as here, one panel per question) makes it raise.
+    closed and replaced in between (as here, one panel per question) makes it raise. Only open
+    panels are parsed: this front end shares the machine's two cores with the kernel, and
+    parsing every closed panel of earlier rounds on each message would slow the kernel down.
     """
     for model in reversed(person.kernel.models()):
-        for card in synced_cards(model.state) if "protocol_version" in model.state else []:
+        if "protocol_version" not in model.state:
+            continue
+        for card in synced_cards(model.state):
             if card.get("status") == "pending" and card["questions"][0]["question"] == question:
-                return dict(card)
+                return model.model_id, dict(card)
     return None
 
 
-def _wait_pending_card(person: HeadlessFrontend, question: str) -> dict[str, Any]:
-    found: list[dict[str, Any]] = []
+def _wait_pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dict[str, Any]]:
+    found: list[tuple[str, dict[str, Any]]] = []
 
     def seen() -> bool:
         card = _pending_card(person, question)
@@ -173,9 +177,9 @@ def _ipyask(bench: KernelBench, person: HeadlessFrontend, n: int, history: int) 
     bench.start("ipyask", f"rt_ipyask({n}, {history})")
     seen, sent = [], []
     for i in range(n):
-        card = _wait_pending_card(person, f"RT {i}?")
+        panel, card = _wait_pending_card(person, f"RT {i}?")
         seen.append(time.monotonic())
-        person.send("answer", key=card["key"], answer=answer_batch("q", "A"))
+        person.send("answer", panel, key=card["key"], answer=answer_batch("q", "A"))
         sent.append(time.monotonic())
     return _rounds(bench.wait("ipyask"), seen, sent)
 
