@@ -85,8 +85,8 @@ def test_closing_the_panel_shows_what_is_due(svc) -> None:
 
     shown: list[str] = []
     panel = ipyask.QuestionPanel(svc)
-    panel.transcript = Transcript(svc.clock, display=lambda text: FakeDisplay(shown, text))
-    panel.transcript.show()
+    panel._transcript = Transcript(svc.clock, display=lambda text: FakeDisplay(shown, text))
+    panel._transcript.show()
     panel.write_record("**Answered** last")
     assert shown == [""]
     panel.close()

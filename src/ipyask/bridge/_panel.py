@@ -83,7 +83,7 @@ class QuestionPanel(QuestionWidget):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._live: dict[str, Live] = {}
         self._closed = False
-        self.transcript = Transcript(service.clock)
+        self._transcript = Transcript(service.clock)
         self._guard = threading.Lock()
         self.claims = ClaimTracker(service, self._send_frame, heartbeat_timeout_ms)
         self.continued = ContinuedCards(self)
@@ -164,12 +164,12 @@ class QuestionPanel(QuestionWidget):
 
     def write_record(self, markdown: str) -> None:
         """Append a Markdown record to the transcript shown under the panel (shortly)."""
-        self.transcript.add(markdown)
+        self._transcript.add(markdown)
 
     @property
     def records(self) -> list[str]:
         """The Markdown records of every settled card, oldest first."""
-        return self.transcript.records
+        return self._transcript.records
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -177,7 +177,7 @@ class QuestionPanel(QuestionWidget):
         bundle = self._repr_mimebundle_()
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         display(data, metadata=metadata, raw=True)  # type: ignore[no-untyped-call]
-        self.transcript.show()
+        self._transcript.show()
 
     def _send_frame(self, key: str, remaining_ms: int) -> None:
         if key in self._live and not self._closed:
@@ -213,5 +213,5 @@ class QuestionPanel(QuestionWidget):
             self.continued.close()
             for live in list(self._live.values()):
                 live.settlement.resolve(_DELEGATE)
-            self.transcript.flush()
+            self._transcript.flush()
         super().close()
