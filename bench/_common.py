@@ -236,13 +236,6 @@ class KernelBench:
         return data
 
 
-def synced_cards(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """The cards of a panel's synced state (a list, or the JSON text of one)."""
-    raw = state.get("cards", [])
-    cards = json.loads(raw) if isinstance(raw, str) else raw
-    return list(cards) if isinstance(cards, list) else []
-
-
 def answer_batch(question_id: str, label: str) -> dict[str, Any]:
     """The ``answer`` batch a Submit click sends for one single-select question."""
     return {"answers": [{"id": question_id, "selected": [label]}]}

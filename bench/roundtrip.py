@@ -32,7 +32,6 @@ from ._common import (
     kernel_versions,
     log,
     summary,
-    synced_cards,
 )
 
 KERNEL_CODE = r"""
@@ -154,7 +153,7 @@ def _pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dict[st
     for model in reversed(person.kernel.models()):
         if "protocol_version" not in model.state:
             continue
-        for card in synced_cards(model.state):
+        for card in person.cards(model.model_id):
             if card.get("status") == "pending" and card["questions"][0]["question"] == question:
                 return model.model_id, dict(card)
     return None

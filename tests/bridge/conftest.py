@@ -21,7 +21,7 @@ class FakeView:
         self._sent = sent
 
     def send(self, kind: str, **fields: Any) -> None:
-        content = {"kind": kind, "viewId": self.view_id, "protocolVersion": 1, **fields}
+        content = {"kind": kind, "viewId": self.view_id, "protocolVersion": 2, **fields}
         self.raw(content)
 
     def raw(self, content: object) -> None:

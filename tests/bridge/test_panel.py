@@ -93,7 +93,7 @@ async def test_unknown_keys_settled_cards_and_malformed_messages_get_errors(
     svc, panel, view
 ) -> None:
     view.answer("nope", ("db", ["SQLite"]))
-    view.raw({"kind": "answer", "viewId": "v", "protocolVersion": 1})
+    view.raw({"kind": "answer", "viewId": "v", "protocolVersion": 2})
     view.raw("not even an object")
     view.raw(
         {

@@ -159,7 +159,7 @@ def test_malformed_and_forged_messages_change_nothing(fe: HeadlessFrontend) -> N
     key = fe.wait_for_card("Which database?")["key"]
     model = fe.panel()
     fe.kernel.send_custom(model, "garbage")
-    fe.kernel.send_custom(model, {"kind": "answer", "viewId": fe.view_id, "protocolVersion": 1})
+    fe.kernel.send_custom(model, {"kind": "answer", "viewId": fe.view_id, "protocolVersion": 2})
     fe.send("answer", key="forged-key", answer={"answers": [{"id": "db", "selected": ["SQLite"]}]})
     fe.send("answer", key=key, answer={"answers": [{"id": "db", "selected": ["MySQL"]}]})
     fe.send("answer", key=key, answer={"answers": [{"id": "zz", "selected": []}]})

@@ -119,12 +119,12 @@ def test_kernel_frame_reanchors_the_countdown(wpage) -> None:
     wpage.mount(QuestionWidget(cards=[timed("t1", remaining_ms=10_000, seq=1)]), clock=True)
     wpage.page.clock.run_for(4_000)
     wpage.emit(
-        {"kind": "frame", "protocolVersion": 1, "key": "t1", "remainingMs": 60_000, "seq": 2}
+        {"kind": "frame", "protocolVersion": 2, "key": "t1", "remainingMs": 60_000, "seq": 2}
     )
     expect(wait_text(wpage)).to_have_text("Continuing in 60s")
-    wpage.emit({"kind": "frame", "protocolVersion": 1, "key": "t1", "remainingMs": 5_000, "seq": 2})
-    wpage.emit({"kind": "frame", "protocolVersion": 2, "key": "t1", "remainingMs": 5_000, "seq": 9})
-    wpage.emit({"kind": "frame", "protocolVersion": 1, "key": "t1", "remainingMs": "soon"})
+    wpage.emit({"kind": "frame", "protocolVersion": 2, "key": "t1", "remainingMs": 5_000, "seq": 2})
+    wpage.emit({"kind": "frame", "protocolVersion": 3, "key": "t1", "remainingMs": 5_000, "seq": 9})
+    wpage.emit({"kind": "frame", "protocolVersion": 2, "key": "t1", "remainingMs": "soon"})
     expect(wait_text(wpage)).to_have_text("Continuing in 60s")  # old seq / bad frames ignored
 
 
@@ -146,7 +146,7 @@ def test_frames_received_before_render_are_kept(wpage) -> None:
         QuestionWidget(cards=[timed("t1", remaining_ms=10_000, seq=1)]), views=0, clock=True
     )
     wpage.emit(
-        {"kind": "frame", "protocolVersion": 1, "key": "t1", "remainingMs": 42_000, "seq": 5}
+        {"kind": "frame", "protocolVersion": 2, "key": "t1", "remainingMs": 42_000, "seq": 5}
     )
     wpage.page.evaluate("window.__addView()")
     expect(wait_text(wpage)).to_have_text("Continuing in 42s")

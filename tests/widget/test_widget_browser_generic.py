@@ -49,7 +49,7 @@ def test_recommended_label_is_sent_unchanged(wpage) -> None:
     assert wpage.sent("answer") == [
         {
             "kind": "answer",
-            "protocolVersion": 1,
+            "protocolVersion": 2,
             "viewId": wpage.sent("hello")[0]["viewId"],
             "key": "g1",
             "answer": {"answers": [{"id": "q1", "selected": ["PostgreSQL (Recommended)"]}]},
@@ -181,13 +181,13 @@ def test_one_batch_per_card_then_error_rearms(wpage) -> None:
     card.press("Enter")
     assert len(wpage.sent("answer")) == 1
     view_id = wpage.sent("hello")[0]["viewId"]
-    wpage.emit({"kind": "error", "protocolVersion": 1, "code": "X", "message": "other view"
+    wpage.emit({"kind": "error", "protocolVersion": 2, "code": "X", "message": "other view"
                 , "key": "g1", "viewId": "someone-else"})  # fmt: skip
     expect(card.get_by_role("button", name="Submitting…")).to_be_visible()
     wpage.emit(
         {
             "kind": "error",
-            "protocolVersion": 1,
+            "protocolVersion": 2,
             "code": "BAD_ANSWER",
             "message": "this question is no longer answerable",
             "key": "g1",

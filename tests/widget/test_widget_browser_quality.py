@@ -40,9 +40,9 @@ def _expand(wpage) -> None:
 
 def _error(wpage) -> None:
     wpage.card("g1").get_by_role("button", name="Submit").click()
-    wpage.emit({"kind": "error", "protocolVersion": 1, "code": "REPLY_QUEUED",
+    wpage.emit({"kind": "error", "protocolVersion": 2, "code": "REPLY_QUEUED",
                 "message": "A reply to this question is already queued.", "key": "g1"})  # fmt: skip
-    wpage.emit({"kind": "error", "protocolVersion": 1, "code": "BAD_MESSAGE",
+    wpage.emit({"kind": "error", "protocolVersion": 2, "code": "BAD_MESSAGE",
                 "message": "invalid view message (kind: unknown)"})  # fmt: skip
 
 
@@ -187,8 +187,8 @@ def test_xss_payloads_never_execute_or_load(wpage) -> None:
     page.locator("article[data-key=x1]").get_by_role("radio").nth(2).click()
     page.locator("article[data-key=x2]").get_by_role("checkbox").nth(3).click()
     for message in (
-        {"kind": "error", "protocolVersion": 1, "code": "X", "message": EVIL, "key": "x1"},
-        {"kind": "error", "protocolVersion": 1, "code": EVIL, "message": EVIL},
+        {"kind": "error", "protocolVersion": 2, "code": "X", "message": EVIL, "key": "x1"},
+        {"kind": "error", "protocolVersion": 2, "code": EVIL, "message": EVIL},
     ):
         wpage.emit(message)
     page.wait_for_timeout(300)

@@ -30,7 +30,7 @@ def test_defaults() -> None:
     assert widget.protocol_version == PROTOCOL_VERSION
     assert widget.get_cards() == []
     state = widget.get_state()
-    assert state["cards"] == "[]" and state["language"] == ""
+    assert json.loads(state["cards"]) == {"rev": 1, "cards": []} and state["language"] == ""
     assert state["protocol_version"] == PROTOCOL_VERSION
     widget.close()
 
@@ -201,9 +201,9 @@ def test_send_frame_stores_the_frame_and_sends_it(widget_sends) -> None:
     second = widget.send_frame("t", 7000)
     assert second.seq > first.seq
     assert widget.get_card("t").frame == CountdownFrame(remaining_ms=7000, seq=second.seq)
-    assert sent == [
-        {"kind": "frame", "protocolVersion": 1, "key": "t", "remainingMs": 8000, "seq": first.seq},
-        {"kind": "frame", "protocolVersion": 1, "key": "t", "remainingMs": 7000, "seq": second.seq},
+    assert [message for message in sent if message["kind"] == "frame"] == [
+        {"kind": "frame", "protocolVersion": 2, "key": "t", "remainingMs": 8000, "seq": first.seq},
+        {"kind": "frame", "protocolVersion": 2, "key": "t", "remainingMs": 7000, "seq": second.seq},
     ]
     widget.set_card(generic("g"))
     with pytest.raises(ValidationError):
@@ -230,13 +230,14 @@ def test_cards_sync_as_json_text_reusing_unchanged_cards() -> None:
     widget.set_card(Card(key="a", questions=[AskUserQuestionItem(id="q", question="A?")]))
     first = widget.get_state(["cards"])["cards"]
     assert isinstance(first, str)
-    assert json.loads(first) == widget.cards
+    assert json.loads(first) == {"rev": 2, "cards": widget.cards}
     widget.set_card(Card(key="b", questions=[AskUserQuestionItem(id="q", question="<b>?")]))
     texts = widget._card_texts
-    assert texts["a"][1] == first[1:-1]  # the unchanged card's text was reused
-    assert json.loads(widget.get_state(["cards"])["cards"]) == widget.cards
+    assert texts["a"][1] == first[first.index("[") + 1 : -2]  # the unchanged card's text
+    assert json.loads(widget.get_state(["cards"])["cards"])["cards"] == widget.cards
     widget.update_card("a", status="cancelled")
-    assert json.loads(widget.get_state(["cards"])["cards"])[0]["status"] == "cancelled"
+    state = json.loads(widget.get_state(["cards"])["cards"])
+    assert state["rev"] == 4 and state["cards"][0]["status"] == "cancelled"
     widget.close()
 
 

@@ -23,7 +23,7 @@ from ipyask.widget import (
 )
 from ipyask.widget._protocol import KERNEL_MESSAGE, VIEW_MESSAGE
 
-VIEW = {"protocolVersion": 1, "viewId": "v1"}
+VIEW = {"protocolVersion": 2, "viewId": "v1"}
 VALID: list[tuple[dict[str, Any], type]] = [
     ({"kind": "hello", **VIEW}, HelloMessage),
     (
@@ -55,7 +55,7 @@ def test_kernel_messages_round_trip() -> None:
     frame = FrameMessage(key="k", remaining_ms=1500, seq=3)
     assert frame.to_wire() == {
         "kind": "frame",
-        "protocolVersion": 1,
+        "protocolVersion": 2,
         "key": "k",
         "remainingMs": 1500,
         "seq": 3,
@@ -72,7 +72,7 @@ BAD: list[object] = [
     {},
     {"kind": "hello"},
     {"kind": "hello", "viewId": ""},
-    {"kind": "hello", "viewId": "v", "protocolVersion": 2},
+    {"kind": "hello", "viewId": "v", "protocolVersion": 3},
     {"kind": "wave", **VIEW},
     {"kind": "answer", **VIEW, "key": "k"},
     {"kind": "answer", **VIEW, "key": "k", "answer": {"answers": [{"id": "q"}]}},
@@ -82,7 +82,7 @@ BAD: list[object] = [
     {"kind": "claim", **VIEW, "key": 5},
     {"kind": "heartbeat", **VIEW, "keys": "k"},
     {"kind": "hello", **VIEW, "surprise": True},
-    {"kind": "frame", "protocolVersion": 1, "key": "k", "remainingMs": 1, "seq": 1},
+    {"kind": "frame", "protocolVersion": 2, "key": "k", "remainingMs": 1, "seq": 1},
 ]
 
 
@@ -175,10 +175,10 @@ def test_send_message_validates(widget_sends) -> None:
     widget.send_message({"kind": "error", "code": "X", "message": "m"})
     widget.send_error("BAD_ANSWER", "missing q2", key="k", view_id="v")
     assert sent == [
-        {"kind": "error", "protocolVersion": 1, "code": "X", "message": "m"},
+        {"kind": "error", "protocolVersion": 2, "code": "X", "message": "m"},
         {
             "kind": "error",
-            "protocolVersion": 1,
+            "protocolVersion": 2,
             "code": "BAD_ANSWER",
             "message": "missing q2",
             "key": "k",

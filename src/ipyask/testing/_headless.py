@@ -1,20 +1,21 @@
 """``HeadlessFrontend``: a person at a question panel, played by code against a real kernel.
 
-It sees the panel's cards exactly as a browser view does (the synced ``cards`` state) and speaks
-the panel's messages (``docs/protocol.md``) over the real widget comm: choose options by label,
-type "Other" text, skip, submit, claim, release, let a countdown run out, cancel. Drafts and the
-answer encoding follow the card's rules, so what it submits is what a person's click submits.
+It sees the panel's cards exactly as a browser view does (the synced ``cards`` state and the
+newer ``cards`` messages) and speaks the panel's messages (``docs/protocol.md``) over the real
+widget comm: choose options by label, type "Other" text, skip, submit, claim, release, let a
+countdown run out, cancel. Drafts and the answer encoding follow the card's rules, so what it
+submits is what a person's click submits.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..widget import PROTOCOL_VERSION
+from ._card_mirror import CardMirror
 from ._kernel import KernelFrontend
 from ._kernel_errors import FrontendError
 
@@ -59,7 +60,7 @@ class HeadlessFrontend:
         self.subshell_id: str | None = None
         self._drafts: dict[tuple[str, str], _Draft] = {}
         self._held: set[str] = set()
-        self._parsed: tuple[str, list[Card]] = ("", [])
+        self._mirrors: dict[str, CardMirror] = {}
 
     def __enter__(self) -> HeadlessFrontend:
         if self._owns_kernel:
@@ -95,13 +96,10 @@ class HeadlessFrontend:
         return found[-1]
 
     def cards(self, panel: str | None = None) -> list[Card]:
-        """The panel's cards as its synced state holds them."""
-        raw = self.kernel.widget_state(self.panel(panel)).get("cards", [])
-        if not isinstance(raw, str):
-            return list(raw)
-        if self._parsed[0] != raw:  # parse each synced text once, however often it is read
-            self._parsed = (raw, json.loads(raw))
-        return list(self._parsed[1])
+        """The panel's cards as a view shows them: its synced state and newer ``cards`` messages."""
+        model = self.kernel.widget(self.panel(panel))
+        mirror = self._mirrors.setdefault(model.model_id, CardMirror())
+        return mirror.cards(model.state.get("cards", []), model.custom)
 
     def card(self, key: str, panel: str | None = None) -> Card:
         """The card with ``key``."""

@@ -7,7 +7,7 @@ view exists is lost.
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, TypeAdapter, field_validator
 
@@ -19,6 +19,7 @@ __all__ = [
     "VIEW_MESSAGE",
     "AnswerMessage",
     "CancelMessage",
+    "CardsMessage",
     "ClaimMessage",
     "ErrorMessage",
     "FrameMessage",
@@ -30,7 +31,7 @@ __all__ = [
     "ViewMessage",
 ]
 
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2
 """Bumped on any incompatible change of a message or of the card wire shape."""
 
 _Key = Annotated[str, Field(min_length=1)]
@@ -137,7 +138,22 @@ class ErrorMessage(_Message):
     """Only that view shows the error; ``None`` for every view."""
 
 
-KernelMessage = Annotated[FrameMessage | ErrorMessage, Field(discriminator="kind")]
+class CardsMessage(_Message):
+    """Cards changed: the fast path of the ``cards`` state, which follows a moment later.
+
+    ``upsert`` cards (wire form) replace the card with the same key in place, or are appended;
+    ``remove`` lists keys removed. ``rev`` is the revision of the ``cards`` state this change
+    leads to: a view applies it over any synced state of a lower ``rev`` and drops it once the
+    state reaches ``rev``.
+    """
+
+    kind: Literal["cards"] = "cards"
+    rev: int = Field(ge=1)
+    upsert: list[dict[str, Any]] = Field(default_factory=list)
+    remove: list[str] = Field(default_factory=list)
+
+
+KernelMessage = Annotated[FrameMessage | ErrorMessage | CardsMessage, Field(discriminator="kind")]
 """Any kernel → view message."""
 
 VIEW_MESSAGE: Final[TypeAdapter[ViewMessage]] = TypeAdapter(ViewMessage)

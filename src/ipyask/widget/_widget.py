@@ -12,19 +12,22 @@ import anywidget
 import traitlets
 from pydantic import ValidationError
 
+from .._clock import Clock, LoopClock
 from ._cards import Card, CardStatus, CountdownFrame
 from ._protocol import (
     KERNEL_MESSAGE,
     PROTOCOL_VERSION,
     VIEW_MESSAGE,
+    CardsMessage,
     ErrorMessage,
     FrameMessage,
     KernelMessage,
     ViewMessage,
 )
+from ._sync import HeldSync
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from .._vocabulary import AskUserQuestionAnswer
 
@@ -44,15 +47,17 @@ _UNSET: Any = _Unset()
 
 def _cards_to_json(value: list[dict[str, Any]], widget: object) -> str:
     # Cards are replaced, never mutated in place, so an unchanged card keeps its dict and its text.
-    cache: dict[str, tuple[dict[str, Any], str]] = getattr(widget, "_card_texts", {})
+    if not isinstance(widget, QuestionWidget):
+        return json.dumps({"rev": 0, "cards": value}, separators=(",", ":"), ensure_ascii=False)
+    cache = widget._card_texts
     fresh: dict[str, tuple[dict[str, Any], str]] = {}
     for card in value:
         known = cache.get(card["key"])
         text = known[1] if known is not None and known[0] is card else _dump(card)
         fresh[card["key"]] = (card, text)
-    if isinstance(widget, QuestionWidget):
-        widget._card_texts = fresh
-    return "[" + ",".join(text for _, text in fresh.values()) + "]"
+    widget._card_texts = fresh
+    cards = ",".join(text for _, text in fresh.values())
+    return f'{{"rev":{widget._rev_of(value)},"cards":[{cards}]}}'
 
 
 def _dump(value: object) -> str:
@@ -60,7 +65,8 @@ def _dump(value: object) -> str:
 
 
 def _cards_from_json(value: object, _widget: object) -> object:
-    return json.loads(value) if isinstance(value, str) else value
+    state = json.loads(value) if isinstance(value, str) else value
+    return state["cards"] if isinstance(state, dict) and "cards" in state else state
 
 
 def _normalize(value: object) -> tuple[Card, dict[str, Any]]:
@@ -87,9 +93,12 @@ class QuestionWidget(anywidget.AnyWidget):
     )
     """The cards in display order, as JSON-native wire dicts (see :meth:`Card.to_wire`).
 
-    Synced as JSON text: ipywidgets walks every value of a synced state looking for binary
-    buffers, which made each change of a panel with many cards cost time in proportion to all of
-    them; a string is one value. Views parse it (and also accept a plain list)."""
+    Synced as the JSON text of ``{"rev": n, "cards": [...]}``: ipywidgets walks every value of a
+    synced state looking for binary buffers, and a string is one value. ``rev`` counts the
+    changes. A change made with :meth:`set_card`, :meth:`update_card` or :meth:`remove_card`
+    reaches the views at once as a ``cards`` message, and the state follows within
+    ``FULL_SYNC_DELAY_MS`` (one sync for a burst of changes); assigning the trait syncs it at
+    once."""
     language = traitlets.Unicode("").tag(sync=True)
     """Language tag for the card texts; ``""`` means "from the page" (``zh*`` → Chinese)."""
     protocol_version = traitlets.Int(PROTOCOL_VERSION, read_only=True).tag(sync=True)
@@ -100,12 +109,20 @@ class QuestionWidget(anywidget.AnyWidget):
         *,
         cards: Iterable[Card | Mapping[str, Any]] = (),
         language: str = "",
+        clock: Clock | None = None,
         **unknown: object,
     ) -> None:
         if unknown:
             names = ", ".join(sorted(unknown))
             raise TypeError(f"QuestionWidget() got unexpected keyword argument(s): {names}")
         self._lock = threading.RLock()
+        self._sync = HeldSync(self, clock if clock is not None else LoopClock())
+        self._rev = 0
+        # The trait's current and previous list with their revisions: the state text names the
+        # revision of the very list it serializes, even while another thread assigns a new one.
+        self._revs: tuple[tuple[object, int], tuple[object, int]] = ((None, 0), (None, 0))
+        self._per_card_change: int | None = None
+        """The thread assigning the trait for a per-card change (sent as a ``cards`` message)."""
         self._view_callbacks: list[Callable[[ViewMessage], object]] = []
         self._frame_seq = 0
         # The wire dict and the model of every card, by key, as the validator last accepted them:
@@ -140,9 +157,19 @@ class QuestionWidget(anywidget.AnyWidget):
             models[model.key] = model
         if len(models) != len(result):
             raise traitlets.TraitError("card keys must be unique")
+        if self._per_card_change != threading.get_ident():
+            self._sync.release()  # a whole new list: the held state goes out first
         self._normalized = {card["key"]: card for card in result}
         self._models = models
+        self._rev += 1
+        self._revs = ((result, self._rev), self._revs[0])
         return result
+
+    def _rev_of(self, value: object) -> int:
+        current, previous = self._revs
+        if value is previous[0]:
+            return previous[1]
+        return current[1]
 
     @traitlets.validate("language")
     def _validate_language(self, proposal: dict[str, Any]) -> str:
@@ -180,11 +207,30 @@ class QuestionWidget(anywidget.AnyWidget):
             self._normalized = {**normalized, model.key: wire}
             self._models = {**models, model.key: model}
             try:
-                self.cards = cards
+                self._commit(cards, upsert=[wire])
             except BaseException:
                 self._normalized, self._models = normalized, models
                 raise
         return model
+
+    def _commit(
+        self,
+        cards: list[dict[str, Any]],
+        *,
+        upsert: Sequence[dict[str, Any]] = (),
+        remove: Sequence[str] = (),
+    ) -> None:
+        """Assign ``cards`` after a per-card change: views get the change now, the state later."""
+        with self._lock:
+            deferred = self._sync.hold()
+            self._per_card_change = threading.get_ident()
+            try:
+                self.cards = cards
+            finally:
+                self._per_card_change = None
+            if deferred:
+                message = CardsMessage(rev=self._rev, upsert=list(upsert), remove=list(remove))
+                self._send_quietly(message)
 
     def update_card(
         self,
@@ -219,7 +265,7 @@ class QuestionWidget(anywidget.AnyWidget):
         """Remove the card with ``key`` and return it; :class:`KeyError` if there is none."""
         with self._lock:
             removed = self.get_card(key)
-            self.cards = [card for card in self.cards if card["key"] != key]
+            self._commit([card for card in self.cards if card["key"] != key], remove=[key])
         return removed
 
     # -- messages -------------------------------------------------------------------------
@@ -296,7 +342,18 @@ class QuestionWidget(anywidget.AnyWidget):
             )
         )
 
-    def _send_quietly(self, message: ErrorMessage) -> None:
+    @traitlets.observe("language")
+    def _language_changed(self, _change: object) -> None:
+        self._sync.release()  # a held state sync would hold the language too
+
+    def close(self) -> None:
+        """Close the widget (its views go away), after sending any held state."""
+        sync: HeldSync | None = getattr(self, "_sync", None)  # None if __init__ failed early
+        if sync is not None:
+            sync.release()
+        super().close()
+
+    def _send_quietly(self, message: ErrorMessage | CardsMessage) -> None:
         try:
             self.send(message.to_wire())
         except Exception:

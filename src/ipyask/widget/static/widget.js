@@ -5,13 +5,15 @@
  *
  * Rendering reads only the `cards`, `language` and `protocol_version` state, so a new view, a
  * reload or a second view shows the same cards. Custom messages are the fast path: the listener
- * is registered in `initialize`, so frames that arrive before a view renders are kept.
+ * is registered in `initialize`, so frames and card changes that arrive before a view renders
+ * are kept. A `cards` message carries a change before the state does: the hub applies it over
+ * any state of a lower `rev` and drops it once the state reaches that `rev`.
  *
  * All text is inserted as text. The only HTML inserted is the kernel-rendered Markdown of a
  * `detail`, which is sanitized once more here (allow-listed tags, attributes and URL schemes).
  */
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 const TICK_MS = 250;
 const HEARTBEAT_MS = 5000;
 const RECOMMENDED = /\s*(?:\((?:recommended|推荐)\)|（(?:recommended|推荐)）)\s*$/i;
@@ -42,6 +44,8 @@ const ICON_URL = /^(?:https?:|data:image\/)/i;
  *   view: {presentation: Presentation, detailHtml: (string | null)[]}}} Card
  * @typedef {{selected: string[], custom: string, skipped: boolean}} Draft
  * @typedef {{seq: number, deadline: number}} Anchor
+ * @typedef {{rev: number, cards: unknown[]}} CardState
+ * @typedef {{rev: number, upsert: unknown[], remove: unknown[]}} CardChange
  */
 
 /** @type {Record<"en" | "zh", Record<string, string>>} */
@@ -334,20 +338,75 @@ class Hub {
     this.frames = new Map();
     /** @type {Set<View>} */
     this.views = new Set();
+    /** @type {CardState} the synced `cards` state */
+    this.state = parseState(model.get("cards"));
+    /** @type {CardChange[]} `cards` messages newer than the state, in `rev` order */
+    this.changes = [];
+    /** @type {unknown[] | null} the state with the changes applied (cached) */
+    this.merged = null;
     this.listening = false;
     this.onMessage = (/** @type {unknown} */ message) => this.receive(message);
+    this.onState = () => this.stateChanged();
   }
 
   listen() {
     if (this.listening) return;
     this.model.on("msg:custom", this.onMessage);
+    this.model.on("change:cards", this.onState);
     this.listening = true;
+    this.readState(); // the state may have changed while nothing listened
   }
 
   unlisten() {
     if (!this.listening) return;
     this.model.off("msg:custom", this.onMessage);
+    this.model.off("change:cards", this.onState);
     this.listening = false;
+  }
+
+  readState() {
+    this.state = parseState(this.model.get("cards"));
+    const rev = this.state.rev;
+    this.changes = this.changes.filter((change) => change.rev > rev);
+    this.merged = null;
+  }
+
+  stateChanged() {
+    this.readState();
+    this.cardsChanged();
+  }
+
+  /** @param {CardChange} change */
+  applyChange(change) {
+    if (change.rev <= this.state.rev || this.changes.some((known) => known.rev === change.rev)) return;
+    this.changes.push(change);
+    this.changes.sort((a, b) => a.rev - b.rev);
+    this.cardsChanged();
+  }
+
+  cardsChanged() {
+    this.merged = null;
+    for (const view of this.views) view.sync();
+  }
+
+  /**
+   * The cards to show: the synced state with the newer `cards` messages applied. An upserted
+   * card replaces the card with its key in place, or comes last.
+   * @returns {unknown[]}
+   */
+  cards() {
+    if (this.merged) return this.merged;
+    if (this.changes.length === 0) return (this.merged = this.state.cards);
+    /** @type {Map<string, unknown>} */
+    const byKey = new Map();
+    for (const card of this.state.cards) {
+      if (isCard(card) && !byKey.has(card.key)) byKey.set(card.key, card);
+    }
+    for (const change of this.changes) {
+      for (const key of change.remove) if (typeof key === "string") byKey.delete(key);
+      for (const card of change.upsert) if (isCard(card)) byKey.set(card.key, card);
+    }
+    return (this.merged = Array.from(byKey.values()));
   }
 
   /**
@@ -372,6 +431,10 @@ class Hub {
       if (typeof key !== "string" || typeof remainingMs !== "number" || typeof seq !== "number") return;
       if (!(remainingMs >= 0) || !Number.isInteger(seq)) return;
       if (this.anchor(key, { remainingMs, seq })) for (const view of this.views) view.onFrame(key);
+    } else if (message.kind === "cards") {
+      const { rev, upsert, remove } = message;
+      if (!Number.isInteger(rev) || !Array.isArray(upsert) || !Array.isArray(remove)) return;
+      this.applyChange({ rev: /** @type {number} */ (rev), upsert, remove });
     } else if (message.kind === "error") {
       const { code, key, viewId } = message;
       if (typeof code !== "string" || typeof message.message !== "string") return;
@@ -1178,17 +1241,26 @@ function isNode(node) {
 }
 
 /**
- * The kernel syncs `cards` as JSON text (one value for ipywidgets to walk); a list works too.
+ * The kernel syncs `cards` as the JSON text of `{rev, cards}`; a plain list (text or not) is
+ * taken as revision 0.
  * @param {unknown} raw
- * @returns {unknown}
+ * @returns {CardState}
  */
-function parseCards(raw) {
-  if (typeof raw !== "string") return raw;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return [];
+function parseState(raw) {
+  let value = raw;
+  if (typeof raw === "string") {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = [];
+    }
   }
+  if (Array.isArray(value)) return { rev: 0, cards: value };
+  if (value && typeof value === "object") {
+    const { rev, cards } = /** @type {Record<string, unknown>} */ (value);
+    if (Array.isArray(cards)) return { rev: Number.isInteger(rev) ? /** @type {number} */ (rev) : 0, cards };
+  }
+  return { rev: 0, cards: [] };
 }
 
 /**
@@ -1240,12 +1312,10 @@ class View {
     this.root.append(this.banner, this.list, this.restore);
     el.append(this.root);
 
-    this.onCards = () => this.sync();
     this.onLanguage = () => this.applyLanguage(true);
     this.onVisibility = () => this.setWindowActive(!document.hidden);
     this.onBlur = () => this.setWindowActive(false);
     this.onFocus = () => this.setWindowActive(!document.hidden);
-    model.on("change:cards", this.onCards);
     model.on("change:language", this.onLanguage);
     document.addEventListener("visibilitychange", this.onVisibility);
     window.addEventListener("blur", this.onBlur);
@@ -1282,8 +1352,7 @@ class View {
   }
 
   sync() {
-    const raw = parseCards(this.model.get("cards"));
-    const cards = Array.isArray(raw) ? raw.filter(isCard) : [];
+    const cards = this.hub.cards().filter(isCard);
     const seen = new Set();
     /** @type {CardController | null} */
     let previous = null;
@@ -1399,7 +1468,6 @@ class View {
   destroy() {
     clearInterval(this.timer);
     clearInterval(this.beat);
-    this.model.off("change:cards", this.onCards);
     this.model.off("change:language", this.onLanguage);
     document.removeEventListener("visibilitychange", this.onVisibility);
     window.removeEventListener("blur", this.onBlur);
