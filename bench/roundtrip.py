@@ -9,8 +9,8 @@
 - **input()**: ``input()`` in a cell, answered over the stdin channel (``allow_stdin=True``).
 
 Every latency is measured in the kernel with ``time.perf_counter`` around the awaited call; the
-front end answers as soon as it sees the question. Blocks are interleaved over two passes so that
-drift hits every method alike; the first rounds of each block are a warm-up and are dropped.
+front end answers as soon as it sees the question. Blocks are interleaved over ten passes so that
+drift hits every method alike; the first rounds of each method are a warm-up and are dropped.
 """
 
 from __future__ import annotations
@@ -109,6 +109,11 @@ for _i in range({n}):
 BENCH["input"] = {{"ok": True, "value": _lat}}
 """
 
+
+PASSES = 10
+"""The blocks of the three methods alternate this many times: this machine's speed drifts by tens
+of percent over seconds (it shares its host), and short alternating blocks let the drift hit
+every method alike."""
 
 Round = tuple[float, float, float, float, float | None]
 """One round trip in seconds: total (kernel ``perf_counter``), then its parts from the shared
@@ -235,14 +240,13 @@ def run(settings: Settings) -> Result:
         bench = KernelBench(fe)
         versions = kernel_versions(fe)
         fe.execute(KERNEL_CODE)
-        for half in range(2):
-            n = rounds // 2
-            drop = warm if half == 0 else 0
-            log(f"round trip pass {half + 1}/2: anywidget x{n}")
+        passes = settings.pick(PASSES, 2)
+        for index in range(passes):
+            n = rounds // passes
+            drop = warm if index == 0 else 0
+            log(f"round trip pass {index + 1}/{passes}: anywidget, ipyask, input() x{n} each")
             add("anywidget", _echo(bench, n + drop), drop)
-            log(f"round trip pass {half + 1}/2: ipyask x{n}")
             add("ipyask", _ipyask(bench, person, n + drop, 0), drop)
-            log(f"round trip pass {half + 1}/2: input() x{n}")
             add("input", _input(bench, n + drop), drop)
         for history in histories[1:]:
             n = history_rounds[history]

@@ -12,10 +12,7 @@ Each size runs twice, each time in a fresh kernel. A *memory* run: ``tracemalloc
 before the asks until every question is pending; the traced bytes still held, divided by the
 number of questions, is the memory per pending question (then the kernel is shut down). A
 *timing* run, untraced: time to show all questions, the kernel's RSS growth per question, and
-time to settle all. The panel at 10,000 only gets :data:`PANEL_CAP_S` seconds to show its
-questions, then the run counts how many it showed and stops: every card change sends the whole
-card list, so its cost grows with the square of the number of cards (the report projects the
-rest). In the timing run the front end then
+time to settle all. In the timing run the front end then
 answers every question (question *i* gets its own label) as fast as it can; *settle* is the time
 from its first answer to the kernel's report that every ask returned. The kernel checks that every
 ask returned exactly its own answer and none failed.
@@ -27,7 +24,7 @@ import re
 import time
 from typing import Any
 
-from ipyask.testing import FrontendTimeout, HeadlessFrontend, KernelFrontend
+from ipyask.testing import HeadlessFrontend, KernelFrontend
 
 from ._common import KernelBench, Result, Settings, answer_batch, log
 
@@ -128,9 +125,6 @@ async def sc_run(n, agents, answerer, trace):
             "errors": sc_errors[:5], "error_count": len(sc_errors)}
 '''
 
-PANEL_CAP_S = 60.0
-"""How long the panel gets to show 10,000 questions before the run stops it."""
-
 _INDEX = re.compile(r"Question (\d+)\?")
 
 
@@ -193,25 +187,6 @@ def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
     return result
 
 
-def _panel_capped(n: int, agents: int, cap: float) -> dict[str, Any]:
-    """Ask ``n`` questions of a panel; after ``cap`` seconds, count how many are pending."""
-    with HeadlessFrontend(timeout=60, log_size=50) as player:
-        bench = KernelBench(player.kernel)
-        player.execute(KERNEL_CODE + "\nsc_answerer = PanelCounter()")
-        start = bench.channel_messages()
-        began = time.perf_counter()
-        bench.start("scale", f"sc_run({n}, {agents}, sc_answerer, False)")
-        try:
-            bench.wait_message("all-pending", start, cap)
-            finished = True
-        except FrontendTimeout:
-            finished = False
-        waited = time.perf_counter() - began
-        shown = sum(1 for c in player.cards() if c["status"] == "pending")
-    return {"n": n, "agents": agents, "cap_s": cap, "waited_s": waited, "shown": shown,
-            "finished": finished}  # fmt: skip
-
-
 def _bare(n: int, agents: int, timeout: float) -> dict[str, Any]:
     setup = "sc_answerer = BareAnswerer(bench_channel)"
     with KernelFrontend(timeout=timeout, log_size=50) as tracer:
@@ -256,19 +231,13 @@ def _finish(result: dict[str, Any]) -> dict[str, Any]:
 
 def run(settings: Settings) -> Result:
     sizes = [1, 100, 1000, 10000] if not settings.quick else [1, 100]
-    panel_sizes = [1, 100, 1000] if not settings.quick else [1, 100]
-    out: dict[str, Any] = {"bare": [], "panel": [], "panel_skipped": [], "panel_capped": []}
+    out: dict[str, Any] = {"bare": [], "panel": []}
     for n in sizes:
         agents = min(n, 100)
         log(f"scale: bare comm, {n} pending from {agents} agents")
         out["bare"].append(_finish(_bare(n, agents, timeout=300)))
-    for n in panel_sizes:
+    for n in sizes:
         agents = min(n, 100)
         log(f"scale: panel, {n} pending from {agents} agents")
         out["panel"].append(_finish(_panel(n, agents, timeout=600, trace=True)))
-    if not settings.quick:
-        out["panel_skipped"] = [n for n in sizes if n not in panel_sizes]
-        for n in out["panel_skipped"]:
-            log(f"scale: panel, {n} pending from 100 agents, stopped after {PANEL_CAP_S:.0f} s")
-            out["panel_capped"].append(_panel_capped(n, 100, PANEL_CAP_S))
     return out

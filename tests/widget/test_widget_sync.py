@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from ipyask.testing import ManualClock
-from ipyask.widget import QuestionWidget
+from ipyask.widget import Card, QuestionWidget
+from ipyask.widget._protocol import KERNEL_MESSAGE
 from ipyask.widget._sync import FULL_SYNC_DELAY_MS
 from ipyask.widget._widget import _cards_to_json
 
@@ -59,6 +60,10 @@ def test_a_burst_of_card_changes_is_messages_now_and_one_state_sync_later(record
     assert [kind for kind, _ in messages] == ["message"] * 4
     contents = [content for _, content in messages]
     assert [c["kind"] for c in contents] == ["cards"] * 4
+    for content in contents:  # the shape of CardsMessage, and cards a view accepts
+        KERNEL_MESSAGE.validate_python(content)
+        for card in content["upsert"]:
+            Card.model_validate(card)
     assert [c["rev"] for c in contents] == [2, 3, 4, 5]
     assert [card["key"] for card in contents[0]["upsert"]] == ["a"]
     assert contents[1]["upsert"][0]["view"]["presentation"]["kind"] == "plan-review"

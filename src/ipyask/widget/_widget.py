@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,6 @@ from ._protocol import (
     KERNEL_MESSAGE,
     PROTOCOL_VERSION,
     VIEW_MESSAGE,
-    CardsMessage,
     ErrorMessage,
     FrameMessage,
     KernelMessage,
@@ -27,7 +27,7 @@ from ._protocol import (
 from ._sync import HeldSync
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping
 
     from .._vocabulary import AskUserQuestionAnswer
 
@@ -72,6 +72,24 @@ def _cards_from_json(value: object, _widget: object) -> object:
 def _normalize(value: object) -> tuple[Card, dict[str, Any]]:
     card = value if isinstance(value, Card) else Card.model_validate(value)
     return card, card.to_wire()
+
+
+class _Change:
+    """A per-card change of the trait: the new list, and the cards put in or taken out."""
+
+    __slots__ = ("cards", "remove", "thread", "upsert")
+
+    def __init__(
+        self,
+        cards: list[dict[str, Any]],
+        *,
+        upsert: Sequence[tuple[Card, dict[str, Any]]] = (),
+        remove: Sequence[str] = (),
+    ) -> None:
+        self.cards = cards
+        self.upsert = upsert
+        self.remove = remove
+        self.thread = threading.get_ident()
 
 
 class QuestionWidget(anywidget.AnyWidget):
@@ -121,8 +139,8 @@ class QuestionWidget(anywidget.AnyWidget):
         # The trait's current and previous list with their revisions: the state text names the
         # revision of the very list it serializes, even while another thread assigns a new one.
         self._revs: tuple[tuple[object, int], tuple[object, int]] = ((None, 0), (None, 0))
-        self._per_card_change: int | None = None
-        """The thread assigning the trait for a per-card change (sent as a ``cards`` message)."""
+        self._change: _Change | None = None
+        """The per-card change being assigned (the validator updates only its cards' maps)."""
         self._view_callbacks: list[Callable[[ViewMessage], object]] = []
         self._frame_seq = 0
         # The wire dict and the model of every card, by key, as the validator last accepted them:
@@ -138,6 +156,24 @@ class QuestionWidget(anywidget.AnyWidget):
     @traitlets.validate("cards")
     def _validate_cards(self, proposal: dict[str, Any]) -> list[dict[str, Any]]:
         value = proposal["value"]
+        change = self._change
+        result: list[dict[str, Any]]
+        if change is not None and change.thread == threading.get_ident() and value is change.cards:
+            # A per-card change: the list is the current one with one checked card changed, so
+            # only the maps of that card change (a panel with many cards stays cheap to update).
+            for key in change.remove:
+                del self._normalized[key], self._models[key]
+            for model, wire in change.upsert:
+                self._normalized[model.key] = wire
+                self._models[model.key] = model
+            result = change.cards
+        else:
+            result = self._normalized_list(value)
+        self._rev += 1
+        self._revs = ((result, self._rev), self._revs[0])
+        return result
+
+    def _normalized_list(self, value: object) -> list[dict[str, Any]]:
         if not isinstance(value, (list, tuple)):
             raise traitlets.TraitError("cards must be a list of cards")
         result: list[dict[str, Any]] = []
@@ -157,12 +193,9 @@ class QuestionWidget(anywidget.AnyWidget):
             models[model.key] = model
         if len(models) != len(result):
             raise traitlets.TraitError("card keys must be unique")
-        if self._per_card_change != threading.get_ident():
-            self._sync.release()  # a whole new list: the held state goes out first
+        self._sync.release()  # a whole new list: the held state goes out first
         self._normalized = {card["key"]: card for card in result}
         self._models = models
-        self._rev += 1
-        self._revs = ((result, self._rev), self._revs[0])
         return result
 
     def _rev_of(self, value: object) -> int:
@@ -199,38 +232,34 @@ class QuestionWidget(anywidget.AnyWidget):
             cards = list(self.cards)
             if previous is None:
                 cards.append(wire)
-            else:
-                index = next(i for i, c in enumerate(cards) if c["key"] == model.key)
-                cards[index] = wire
-            # Already validated and rendered: the trait validator takes it as it is.
-            normalized, models = self._normalized, self._models
-            self._normalized = {**normalized, model.key: wire}
-            self._models = {**models, model.key: model}
-            try:
-                self._commit(cards, upsert=[wire])
-            except BaseException:
-                self._normalized, self._models = normalized, models
-                raise
+            else:  # list.index compares by identity first: the card's own dict is found fast
+                cards[cards.index(self._normalized[model.key])] = wire
+            self._commit(_Change(cards, upsert=[(model, wire)]))
         return model
 
-    def _commit(
-        self,
-        cards: list[dict[str, Any]],
-        *,
-        upsert: Sequence[dict[str, Any]] = (),
-        remove: Sequence[str] = (),
-    ) -> None:
-        """Assign ``cards`` after a per-card change: views get the change now, the state later."""
+    def _commit(self, change: _Change) -> None:
+        """Assign a per-card change: views get a ``cards`` message now, the state later."""
         with self._lock:
             deferred = self._sync.hold()
-            self._per_card_change = threading.get_ident()
+            self._change = change
             try:
-                self.cards = cards
+                self.cards = change.cards
             finally:
-                self._per_card_change = None
+                self._change = None
             if deferred:
-                message = CardsMessage(rev=self._rev, upsert=list(upsert), remove=list(remove))
-                self._send_quietly(message)
+                # A CardsMessage built as a dict: its cards are this widget's own validated ones,
+                # and this is the hot path of every question.
+                message = {
+                    "kind": "cards",
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "rev": self._rev,
+                    "upsert": [wire for _, wire in change.upsert],
+                    "remove": list(change.remove),
+                }
+                try:
+                    self.send(message)
+                except Exception:
+                    self.log.exception("ipyask: could not send a card change to the views")
 
     def update_card(
         self,
@@ -265,7 +294,9 @@ class QuestionWidget(anywidget.AnyWidget):
         """Remove the card with ``key`` and return it; :class:`KeyError` if there is none."""
         with self._lock:
             removed = self.get_card(key)
-            self._commit([card for card in self.cards if card["key"] != key], remove=[key])
+            cards = list(self.cards)
+            cards.remove(self._normalized[key])  # identity first, as in set_card
+            self._commit(_Change(cards, remove=[key]))
         return removed
 
     # -- messages -------------------------------------------------------------------------
@@ -353,7 +384,7 @@ class QuestionWidget(anywidget.AnyWidget):
             sync.release()
         super().close()
 
-    def _send_quietly(self, message: ErrorMessage | CardsMessage) -> None:
+    def _send_quietly(self, message: ErrorMessage) -> None:
         try:
             self.send(message.to_wire())
         except Exception:
