@@ -275,3 +275,8 @@ def test_get_card_follows_assignments_of_the_cards_trait() -> None:
         widget.get_card("a")
     assert widget.get_card("b").key == "b"
     widget.close()
+
+
+def test_the_wire_view_is_the_card_view_model_dumped() -> None:
+    for card in (generic("g"), batch("b"), plan("p"), approval("a"), timed("t")):
+        assert card.to_wire()["view"] == card.view().to_wire()

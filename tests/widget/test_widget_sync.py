@@ -133,3 +133,23 @@ def test_a_state_names_the_revision_of_the_list_it_holds(recorded) -> None:
     # revision of the list it was given.
     assert json.loads(_cards_to_json(before, widget))["rev"] == 2
     assert json.loads(_cards_to_json(widget.cards, widget))["rev"] == 3
+
+
+def test_a_failing_change_leaves_views_and_state_agreeing(recorded, clock):
+    widget, comm = recorded
+    widget.set_card(generic("a"))
+    comm.take()
+
+    def broken(_change: object) -> None:
+        raise RuntimeError("observer failed")
+
+    widget.observe(broken, names=["cards"])
+    with pytest.raises(RuntimeError, match="observer failed"):
+        widget.set_card(generic("b"))
+    (message, state) = comm.take()
+    assert message[0] == "message" and message[1]["rev"] == 3
+    # The state goes out at once with the message's revision, so a view ends up with the same
+    # cards whether or not it applied the message.
+    assert state[0] == "state" and state[1]["cards"]["rev"] == 3
+    assert [card["key"] for card in state[1]["cards"]["cards"]] == ["a", "b"]
+    assert clock.pending == []

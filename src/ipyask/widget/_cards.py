@@ -147,13 +147,7 @@ class Card(WireModel):
 
     def view(self) -> CardView:
         """The derived presentation and rendered detail HTML."""
-        return CardView(
-            presentation=present(self.questions, self.wait),
-            detail_html=[
-                None if question.detail is None else render_markdown(question.detail)
-                for question in self.questions
-            ],
-        )
+        return CardView.model_validate(self._view_wire())
 
     def to_wire(self, *, view: dict[str, Any] | None = None) -> dict[str, Any]:
         """The synced JSON form: the card's fields plus its derived ``view``.
@@ -162,8 +156,15 @@ class Card(WireModel):
         instead of rendering it again (its Markdown does not change with the status).
         """
         wire = super().to_wire()
-        wire["view"] = self.view().to_wire() if view is None else view
+        wire["view"] = self._view_wire() if view is None else view
         return wire
+
+    def _view_wire(self) -> dict[str, Any]:
+        presentation = present(self.questions, self.wait)
+        details = [None if q.detail is None else render_markdown(q.detail) for q in self.questions]
+        if isinstance(presentation, GenericPresentation):  # most cards: no model to build
+            return {"presentation": {"kind": "generic"}, "detailHtml": details}
+        return CardView(presentation=presentation, detail_html=details).to_wire()
 
     def same_view_as(self, other: Card) -> bool:
         """Whether ``other`` derives the same ``view``: the same wait and question objects."""

@@ -240,26 +240,36 @@ class QuestionWidget(anywidget.AnyWidget):
     def _commit(self, change: _Change) -> None:
         """Assign a per-card change: views get a ``cards`` message now, the state later."""
         with self._lock:
-            deferred = self._sync.hold()
+            rev = self._rev + 1  # the validator gives the new list this revision
+            if self._sync.hold():
+                # The message goes first, so that the views have the change while the kernel
+                # still updates its trait; built as a dict, its cards are this widget's own.
+                self._send_change(rev, change)
             self._change = change
             try:
                 self.cards = change.cards
+            except BaseException:
+                # The views may have the change: mark the unchanged list with its revision, so
+                # that the state, sent now, makes them drop it.
+                self._rev = rev
+                self._revs = ((self.cards, rev), self._revs[0])
+                self._sync.release()
+                raise
             finally:
                 self._change = None
-            if deferred:
-                # A CardsMessage built as a dict: its cards are this widget's own validated ones,
-                # and this is the hot path of every question.
-                message = {
-                    "kind": "cards",
-                    "protocolVersion": PROTOCOL_VERSION,
-                    "rev": self._rev,
-                    "upsert": [wire for _, wire in change.upsert],
-                    "remove": list(change.remove),
-                }
-                try:
-                    self.send(message)
-                except Exception:
-                    self.log.exception("ipyask: could not send a card change to the views")
+
+    def _send_change(self, rev: int, change: _Change) -> None:
+        message = {
+            "kind": "cards",
+            "protocolVersion": PROTOCOL_VERSION,
+            "rev": rev,
+            "upsert": [wire for _, wire in change.upsert],
+            "remove": list(change.remove),
+        }
+        try:
+            self.send(message)
+        except Exception:
+            self.log.exception("ipyask: could not send a card change to the views")
 
     def update_card(
         self,
