@@ -101,6 +101,8 @@ class QuestionWidget(anywidget.AnyWidget):
         Initial cards, as :class:`Card` models or their wire dicts.
     language:
         ``""`` picks English or Chinese from the page; any language tag overrides it.
+    clock:
+        Times the held state sync (the running event loop's clock by default).
     """
 
     _esm = _STATIC / "widget.js"
