@@ -10,7 +10,7 @@ from typing import Any
 
 from ._abort import AbortController, AbortSignal
 from ._agents import Agent, AgentRegistry
-from ._clock import Clock, LoopClock, call_on_loop
+from ._clock import Clock, LoopClock
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
 from ._followups import open_followups
 from ._intents import check_intents
@@ -118,14 +118,30 @@ class UserQuestions:
         async def no_answerer() -> AskUserQuestionAnswer:
             raise UserQuestionError.of("NO_PROVIDER")
 
+        # The answer (or the answerers' error) settles ``outcome`` from inside the dispatch
+        # task, which wakes this task at once; an abort settles it with _Aborted.
+        outcome: asyncio.Future[AskUserQuestionAnswer] = asyncio.get_running_loop().create_future()
+
+        async def dispatch_to(outcome: asyncio.Future[AskUserQuestionAnswer]) -> None:
+            try:
+                answer = await self._waterfall.dispatch(request, agent, no_answerer)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as error:  # handed to the asker through ``outcome``
+                if not outcome.done():
+                    outcome.set_exception(error)
+            else:
+                if not outcome.done():
+                    outcome.set_result(answer)
+
         # The dispatch task inherits the follow-ups; they run once this ask has returned.
         followups, reset = open_followups()
         try:
-            dispatch = asyncio.ensure_future(self._waterfall.dispatch(request, agent, no_answerer))
+            dispatch = asyncio.ensure_future(dispatch_to(outcome))
         finally:
             reset()
         try:
-            return await self._race(dispatch, signal)
+            return await self._race(dispatch, outcome, signal)
         except asyncio.CancelledError as cancelled:
             if isinstance(cancelled, AskCancelledError):
                 raise
@@ -144,37 +160,42 @@ class UserQuestions:
             followups.run_soon(asyncio.get_running_loop())
 
     async def _race(
-        self, dispatch: asyncio.Future[AskUserQuestionAnswer], signal: AbortSignal | None
+        self,
+        dispatch: asyncio.Future[None],
+        outcome: asyncio.Future[AskUserQuestionAnswer],
+        signal: AbortSignal | None,
     ) -> AskUserQuestionAnswer:
         loop = asyncio.get_running_loop()
-        aborted: asyncio.Future[BaseException | None] = loop.create_future()
-        racers: set[asyncio.Future[Any]] = {dispatch, aborted}
         sources = [s for s in (signal, self._lifetime.signal) if s is not None]
 
         def wake(source: AbortSignal) -> Callable[[], None]:
             def on_loop() -> None:
-                if not aborted.done():
-                    aborted.set_result(source.reason)
+                if not outcome.done():
+                    outcome.set_exception(_Aborted(source.reason))
 
-            return lambda: call_on_loop(loop, on_loop)
+            # Always a loop turn later: an answerer that aborts and then fails in the same step
+            # has its own error win, as when both are seen together.
+            def later() -> None:
+                loop.call_soon_threadsafe(on_loop)
+
+            return later
 
         forget = [source.add_listener(wake(source)) for source in sources]
         try:
             for source in sources:
                 if source.aborted:
                     wake(source)()
-            await asyncio.wait(racers, return_when=asyncio.FIRST_COMPLETED)
+            return await outcome
+        except _Aborted as aborted:
+            reason = aborted.reason
         except asyncio.CancelledError:
             dispatch.cancel()
             raise
         finally:
             for remove in forget:
                 remove()
-        if dispatch.done():
-            return dispatch.result()
-        dispatch.cancel()
+        dispatch.cancel()  # an answerer that ignores it does not hold the ask
         dispatch.add_done_callback(_consume)
-        reason = aborted.result()
         raise UserQuestionError.of("ASK_ABORTED", cause=reason)
 
     # -- timed questions ---------------------------------------------------------------------
@@ -338,6 +359,14 @@ class UserQuestions:
 
 def _reason(signal: AbortSignal) -> BaseException:
     return signal.reason if signal.reason is not None else UserQuestionError.of("ASK_ABORTED")
+
+
+class _Aborted(Exception):
+    """An abort signal ended the ask before the answerers did (carries the signal's reason)."""
+
+    def __init__(self, reason: BaseException | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def _consume(future: asyncio.Future[Any]) -> None:
