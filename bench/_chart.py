@@ -240,17 +240,17 @@ def hbars(
 
 def lines(
     panel: Panel,
-    series: Sequence[tuple[str, Sequence[tuple[float, float]], bool]],
+    series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
     *,
     unit: str,
     x_unit: str,
     subtitle: str = "",
 ) -> None:
-    """Log-log lines with markers; a series flagged ``True`` is drawn dashed (projected)."""
+    """Log-log lines with markers."""
     panel.frame(subtitle)
     x0, y0, x1, y1 = panel.plot
-    xs = [x for _, points, _ in series for x, _ in points]
-    ys = [y for _, points, _ in series for _, y in points]
+    xs = [x for _, points in series for x, _ in points]
+    ys = [y for _, points in series for _, y in points]
     sx = Scale(min(xs), max(xs), x0 + 14, x1 - 14, log=True)
     sy = log_scale(ys, y1, y0)
     panel.y_axis(sy, unit)
@@ -258,23 +258,17 @@ def lines(
         panel.text(sx(x), y1 + 15, f"{x:,.0f}", size=10, color="#555")
     panel.text((x0 + x1) / 2, y1 + 32, x_unit, size=10, color="#555")
     names, colors = [], []
-    for index, (name, points, dashed) in enumerate(series):
-        color = COLORS[index % len(COLORS)] if not dashed else "#999999"
+    for index, (name, points) in enumerate(series):
+        color = COLORS[index % len(COLORS)]
         coords = [(sx(x), sy(y)) for x, y in points]
         path = " ".join(
             f"{'M' if i == 0 else 'L'}{cx:.1f},{cy:.1f}" for i, (cx, cy) in enumerate(coords)
         )
-        dash = " stroke-dasharray='5,4'" if dashed else ""
-        panel.parts.append(
-            f"<path d='{path}' fill='none' stroke='{color}' stroke-width='2'{dash}/>"
-        )
-        for k, ((cx, cy), (_, y)) in enumerate(zip(coords, points, strict=True)):
-            fill = "white" if dashed else color
+        panel.parts.append(f"<path d='{path}' fill='none' stroke='{color}' stroke-width='2'/>")
+        for (cx, cy), (_, y) in zip(coords, points, strict=True):
             panel.parts.append(
-                f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='3.5' fill='{fill}' stroke='{color}'/>"
+                f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='3.5' fill='{color}' stroke='{color}'/>"
             )
-            if dashed and k == 0:
-                continue  # a projection starts at a measured point, already labelled
             below = index % 2 == 1
             panel.text(cx + 6, cy + (14 if below else -6), _fmt(y), size=9, anchor="start")
         names.append(name)

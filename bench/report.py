@@ -503,9 +503,9 @@ def draw(results: Results, path: Path) -> str:
         )
     scale = _section(results, "scale")
     if scale:
-        series: list[tuple[str, list[tuple[float, float]], bool]] = [
-            ("panel", [(r["n"], r["settle_s"]) for r in scale["panel"]], False),
-            ("bare comm", [(r["n"], r["settle_s"]) for r in scale["bare"]], False),
+        series: list[tuple[str, list[tuple[float, float]]]] = [
+            ("panel", [(r["n"], r["settle_s"]) for r in scale["panel"]]),
+            ("bare comm", [(r["n"], r["settle_s"]) for r in scale["bare"]]),
         ]
         chart.lines(
             boxes[2],

@@ -103,10 +103,9 @@ class Transcript:
                 return
             try:
                 self._timer = self._clock.call_later(self._delay_ms, self.flush)
-            except RuntimeError:  # no running event loop: nothing would run the timer
-                self._timer = None
-            else:
                 return
+            except RuntimeError:  # no running event loop: nothing would run the timer
+                pass
         self.flush()
 
     def show(self) -> None:

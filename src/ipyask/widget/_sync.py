@@ -36,11 +36,6 @@ class HeldSync:
         self._held: AbstractContextManager[None] | None = None
         self._timer: TimerHandle | None = None
 
-    @property
-    def holding(self) -> bool:
-        """Whether state changes wait for :meth:`release`."""
-        return self._held is not None
-
     def hold(self) -> bool:
         """Hold state syncs from now until the timer fires; ``False`` when they cannot be held
         (no front end to send to, or no event loop to run the timer)."""

@@ -48,7 +48,7 @@ _UNSET: Any = _Unset()
 def _cards_to_json(value: list[dict[str, Any]], widget: object) -> str:
     # Cards are replaced, never mutated in place, so an unchanged card keeps its dict and its text.
     if not isinstance(widget, QuestionWidget):
-        return json.dumps({"rev": 0, "cards": value}, separators=(",", ":"), ensure_ascii=False)
+        return _dump({"rev": 0, "cards": value})
     cache = widget._card_texts
     fresh: dict[str, tuple[dict[str, Any], str]] = {}
     for card in value:
