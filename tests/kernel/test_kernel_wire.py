@@ -67,8 +67,24 @@ def test_tracker_follows_a_model_through_its_life():
     ]
     assert tracker.displayed == ["m"]
 
+    assert list(tracker.open) == ["m"]
     tracker.handle(_msg("comm_close", {"comm_id": "m", "data": {}}))
     assert model.closed
+    assert tracker.open == {}
+    assert tracker.models == {"m": model}  # closed models stay readable
+
+
+def test_tracker_keeps_open_models_apart_in_order():
+    tracker = WidgetTracker()
+    for comm_id in ("a", "b", "c"):
+        content = {"comm_id": comm_id, "target_name": "jupyter.widget", "data": {"state": {}}}
+        tracker.handle(_msg("comm_open", content))
+    tracker.close("b")
+    tracker.close("unknown")  # nothing to close: no error
+    assert list(tracker.open) == ["a", "c"]
+    assert list(tracker.models) == ["a", "b", "c"]
+    assert tracker.models["b"].closed
+    assert not tracker.models["a"].closed
 
 
 def test_tracker_applies_update_states_from_its_control_comm():
@@ -81,6 +97,7 @@ def test_tracker_applies_update_states_from_its_control_comm():
     }
     tracker.handle(_msg("comm_msg", {"comm_id": "ctl", "data": data}, [b"r"]))
     assert tracker.models["m"].state == {"_model_name": "AnyModel", "v": 2, "raw": b"r"}
+    assert list(tracker.open) == ["m"]
     assert tracker.state_syncs == 1
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import ipywidgets
 import pytest
 import traitlets
 from pydantic import ValidationError
@@ -192,6 +193,21 @@ def test_remove_card() -> None:
     with pytest.raises(KeyError):
         widget.get_card("a")
     widget.close()
+
+
+def test_close_closes_the_widgets_own_layout_but_not_one_assigned_later() -> None:
+    widget = QuestionWidget()
+    own, own_id = widget.layout, widget.layout.model_id
+    widget.close()
+    assert own.comm is None and widget.comm is None
+    assert own_id not in ipywidgets.widgets.widget._instances  # not left registered
+
+    shared = ipywidgets.Layout(width="20em")
+    other = QuestionWidget()
+    other.layout = shared
+    other.close()
+    assert shared.comm is not None
+    shared.close()
 
 
 def test_send_frame_stores_the_frame_and_sends_it(widget_sends) -> None:

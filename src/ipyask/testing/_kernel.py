@@ -162,9 +162,7 @@ class KernelFrontend(KernelConnection):
 
     def close_comm(self, model_id: str, *, subshell_id: str | None = None) -> str:
         """Close a model's comm from the front end (``comm_close``); return the ``msg_id``."""
-        model = self._widgets.models.get(model_id)
-        if model is not None:
-            model.closed = True
+        self._widgets.close(model_id)
         content = {"comm_id": model_id, "data": {}}
         return self.send("shell", "comm_close", content, subshell_id=subshell_id)
 
@@ -204,11 +202,8 @@ class KernelFrontend(KernelConnection):
     def models(self, model_name: str | None = None, *, closed: bool = False) -> list[WidgetModel]:
         """Open models (and closed ones if ``closed``), optionally of one ``_model_name``."""
         self.pump()
-        return [
-            m
-            for m in self._widgets.models.values()
-            if (closed or not m.closed) and model_name in (None, m.model_name)
-        ]
+        found = self._widgets.models if closed else self._widgets.open
+        return [m for m in found.values() if model_name in (None, m.model_name)]
 
     def displayed_models(self, model_name: str | None = None) -> list[WidgetModel]:
         """Models a view was displayed for, in order of first display, each once."""

@@ -260,6 +260,10 @@ class KernelConnection:
         return seen["shell"]["content"]
 
     def _drain(self) -> int:
+        # One poll tells whether any socket has a message; receiving from each socket in turn
+        # to find out costs an exception per empty socket, and a pump runs on every read.
+        if not self._sockets or not self._poller.poll(0):
+            return 0
         count = 0
         for channel, sock in self._sockets.items():
             while True:

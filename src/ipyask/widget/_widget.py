@@ -29,6 +29,8 @@ from ._sync import HeldSync
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
+    from ipywidgets import Widget
+
     from .._vocabulary import AskUserQuestionAnswer
 
 __all__ = ["QuestionWidget"]
@@ -151,6 +153,9 @@ class QuestionWidget(anywidget.AnyWidget):
         self._models: dict[str, Card] = {}
         self._card_texts: dict[str, tuple[dict[str, Any], str]] = {}
         super().__init__(cards=list(cards), language=language)
+        # ipywidgets gives every DOM widget a Layout widget of its own, which ``close`` leaves
+        # open (and registered) unless the widget closes it too.
+        self._own_layout: Widget | None = self.layout
         self.on_msg(self._handle_custom_msg_content)
 
     # -- validation -----------------------------------------------------------------------
@@ -395,6 +400,9 @@ class QuestionWidget(anywidget.AnyWidget):
         if sync is not None:
             sync.release()
         super().close()
+        own: Widget | None = getattr(self, "_own_layout", None)
+        if own is not None and self.layout is own:  # not a layout assigned later, maybe shared
+            own.close()
 
     def _send_quietly(self, message: ErrorMessage) -> None:
         try:
