@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 
 from ._abort import AbortController, AbortSignal
@@ -122,9 +122,12 @@ class UserQuestions:
         # task, which wakes this task at once; an abort settles it with _Aborted.
         outcome: asyncio.Future[AskUserQuestionAnswer] = asyncio.get_running_loop().create_future()
 
-        async def dispatch_to(outcome: asyncio.Future[AskUserQuestionAnswer]) -> None:
+        async def dispatch_to(
+            answering: Awaitable[AskUserQuestionAnswer],
+            outcome: asyncio.Future[AskUserQuestionAnswer],
+        ) -> None:
             try:
-                answer = await self._waterfall.dispatch(request, agent, no_answerer)
+                answer = await answering
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as error:  # handed to the asker through ``outcome``
@@ -134,10 +137,12 @@ class UserQuestions:
                 if not outcome.done():
                     outcome.set_result(answer)
 
-        # The dispatch task inherits the follow-ups; they run once this ask has returned.
+        # The first answerer is called now and the dispatch task inherits the follow-ups; they
+        # run once this ask has returned.
         followups, reset = open_followups()
         try:
-            dispatch = asyncio.ensure_future(dispatch_to(outcome))
+            answering = self._waterfall.dispatch(request, agent, no_answerer)
+            dispatch = asyncio.ensure_future(dispatch_to(answering, outcome))
         finally:
             reset()
         try:

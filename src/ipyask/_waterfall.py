@@ -27,7 +27,11 @@ AnswerLike = AskUserQuestionAnswer | dict[str, Any]
 
 
 class Answerer(Protocol):
-    """``async def answerer(request, next) -> AskUserQuestionAnswer`` (a wire dict also works)."""
+    """``async def answerer(request, next) -> AskUserQuestionAnswer`` (a wire dict also works).
+
+    A plain function may return the answer or an awaitable of it; the first answerer of an ask
+    is called before the asking task yields, so its synchronous part runs at once.
+    """
 
     def __call__(
         self, request: AskUserQuestionRequest, next: Next, /
@@ -82,29 +86,49 @@ class Waterfall:
         with self._lock:
             return len(self._entries)
 
-    async def dispatch(
+    def dispatch(
         self,
         request: AskUserQuestionRequest,
         agent: Agent | None,
         last: Callable[[], Awaitable[AskUserQuestionAnswer]],
-    ) -> AskUserQuestionAnswer:
+    ) -> Awaitable[AskUserQuestionAnswer]:
         """Run the eligible answerers in order; ``last`` runs when every one has delegated.
 
-        The chain is shared: each ``next()`` call moves it on by one, as in the reference.
+        The first answerer is called now, before the caller next yields: what it does before
+        its first ``await`` (a panel shows its card) is not a loop turn late. What it returns,
+        and the rest of the chain, are awaited through the returned awaitable, which also
+        carries an exception the call raised. The chain is shared: each ``next()`` call moves
+        it on by one, as in the reference.
         """
         with self._lock:
             chain = [entry for entry in self._entries if entry.admits(agent)]
 
-        async def next_() -> AskUserQuestionAnswer:
+        def call_next() -> Awaitable[AskUserQuestionAnswer]:
             if not chain:
-                return await last()
+                return last()
             entry = chain.pop(0)
-            result = entry.answerer(request, next_)
-            if inspect.isawaitable(result):
-                result = await result
-            return _as_answer(result, entry.answerer)
+            try:
+                result = entry.answerer(request, next_)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as error:  # raised where the dispatch is awaited
+                return _raise(error)
+            return _checked(result, entry.answerer)
 
-        return await next_()
+        async def next_() -> AskUserQuestionAnswer:
+            return await call_next()
+
+        return call_next()
+
+
+async def _checked(result: object, answerer: object) -> AskUserQuestionAnswer:
+    if inspect.isawaitable(result):
+        result = await result
+    return _as_answer(result, answerer)
+
+
+async def _raise(error: BaseException) -> AskUserQuestionAnswer:
+    raise error
 
 
 def _as_answer(value: object, answerer: object) -> AskUserQuestionAnswer:

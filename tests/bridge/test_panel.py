@@ -296,3 +296,14 @@ async def test_the_agent_has_the_answer_before_the_card_turns_answered(svc, pane
     assert [(e["code"], e["viewId"]) for e in second.errors] == [("ALREADY_ANSWERED", "b")]
     assert panel.records == ["**Answered**\n- Which database? → **SQLite**"]
     assert panel.live(key) is None
+
+
+async def test_the_card_goes_out_in_the_asking_step(svc, panel, sent, view) -> None:
+    # The waterfall calls the panel before the asker first yields: after one loop turn (the
+    # asking task's first step) the card is in the state and its message was sent.
+    task = asyncio.ensure_future(svc.ask({"questions": [DB]}))
+    await asyncio.sleep(0)
+    key = only_key(panel)
+    assert [m["upsert"][0]["key"] for m in sent if m.get("kind") == "cards"] == [key]
+    view.answer(key, ("db", ["SQLite"]))
+    assert (await task).answers[0].selected == ["SQLite"]

@@ -413,6 +413,43 @@ async def test_a_plain_function_answerer_and_a_wire_dict_answer_work(svc) -> Non
     assert await svc.ask({"questions": [question("q1", "A")]}) == answer(("q1", ["A"]))
 
 
+async def test_the_first_answerer_is_called_before_the_asker_first_yields(svc) -> None:
+    # What an answerer does before it awaits (a panel shows its card) is not a loop turn late.
+    calls: list[AskUserQuestionRequest] = []
+    decided: asyncio.Future[ipyask.AskUserQuestionAnswer] = asyncio.Future()
+
+    def answerer(request, next):
+        calls.append(request)
+        return decided
+
+    svc.on_request(answerer)
+    task = asyncio.ensure_future(svc.ask({"questions": [question()]}))
+    await asyncio.sleep(0)  # one turn: the asking task's first step only
+    assert len(calls) == 1
+    decided.set_result(answer(("q1", ["A"])))
+    assert await task == answer(("q1", ["A"]))
+
+
+@pytest.mark.parametrize(
+    ("failure", "code"),
+    [(RuntimeError("boom"), "PROVIDER_ERROR"), (UserQuestionError.of("ASK_CANCELLED"), None)],
+)
+async def test_a_plain_answerer_raising_at_once_fails_the_ask_like_an_async_one(
+    svc, failure, code
+) -> None:
+    def broken(request, next):
+        raise failure
+
+    svc.on_request(broken)
+    with pytest.raises(UserQuestionError) as caught:
+        await svc.ask({"questions": [question()]})
+    if code is None:
+        assert caught.value is failure
+    else:
+        assert caught.value.code == code
+        assert caught.value.__cause__ is failure
+
+
 async def test_a_signal_aborted_while_waiting_ends_the_ask(svc) -> None:
     controller = ipyask.AbortController()
     seen: list[AskUserQuestionRequest] = []

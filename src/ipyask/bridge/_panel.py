@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,9 +101,13 @@ class QuestionPanel(QuestionWidget):
         key = f"{owner}:{call_id}"
         return key if key not in self._live else f"{key}#{uuid.uuid4().hex[:6]}"
 
-    async def _answer(self, request: AskUserQuestionRequest, next: Next) -> AskUserQuestionAnswer:
+    def _answer(
+        self, request: AskUserQuestionRequest, next: Next
+    ) -> Awaitable[AskUserQuestionAnswer]:
+        # Not a coroutine function: the waterfall calls its first answerer before the asker
+        # yields, so the card goes out at once; the wait for the person is the coroutine.
         if self._closed:
-            return await next()
+            return next()
         self._loop = asyncio.get_running_loop()
         key = self._new_key(request)
         wait = "timed" if request.timed else ("indefinite" if request.call_id else "none")
@@ -112,6 +117,10 @@ class QuestionPanel(QuestionWidget):
         )
         live = Live(key, request)
         self._live[key] = live
+        return self._settle(live, next)
+
+    async def _settle(self, live: Live, next: Next) -> AskUserQuestionAnswer:
+        key = live.key
         try:
             outcome = await live.settlement
         except BaseException as error:
