@@ -98,7 +98,9 @@ class HeadlessFrontend:
     def cards(self, panel: str | None = None) -> list[Card]:
         """The panel's cards as a view shows them: its synced state and newer ``cards`` messages."""
         model = self.kernel.widget(self.panel(panel))
-        mirror = self._mirrors.setdefault(model.model_id, CardMirror())
+        mirror = self._mirrors.get(model.model_id)
+        if mirror is None:
+            mirror = self._mirrors[model.model_id] = CardMirror()
         return mirror.cards(model.state.get("cards", []), model.custom)
 
     def card(self, key: str, panel: str | None = None) -> Card:
