@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import weakref
 
 import pytest
 
@@ -307,3 +309,21 @@ async def test_the_card_goes_out_in_the_asking_step(svc, panel, sent, view) -> N
     assert [m["upsert"][0]["key"] for m in sent if m.get("kind") == "cards"] == [key]
     view.answer(key, ("db", ["SQLite"]))
     assert (await task).answers[0].selected == ["SQLite"]
+
+
+async def test_a_closed_panel_that_answered_is_freed(svc) -> None:
+    # Neither the service, its clock's timers nor the widget machinery keep a closed panel.
+    sent: list[dict] = []
+    made = ipyask.QuestionPanel(svc)
+    made.send = lambda content, buffers=None: sent.append(content)  # type: ignore[method-assign]
+    view = FakeView(made, sent, "view-1")
+    task = await asked(svc, {"questions": [DB]})
+    view.answer(only_key(made), ("db", ["SQLite"]))
+    await task
+    await drain()
+    ref = weakref.ref(made)
+    made.close()
+    del made, view
+    await drain()
+    gc.collect()
+    assert ref() is None

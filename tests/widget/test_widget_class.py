@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from pathlib import Path
 
 import ipywidgets
@@ -43,6 +45,17 @@ def test_esm_and_css_are_the_shipped_files() -> None:
     assert widget._css == (static / "widget.css").read_text(encoding="utf-8")
     assert "export default { initialize, render }" in widget._esm
     widget.close()
+
+
+def test_a_closed_widget_is_freed() -> None:
+    # Nothing global keeps a closed widget alive (a panel per cell must not leak).
+    widget = QuestionWidget(cards=[generic("a")])
+    widget.set_card(generic("b"))
+    ref = weakref.ref(widget)
+    widget.close()
+    del widget
+    gc.collect()
+    assert ref() is None
 
 
 def test_css_rules_are_all_scoped_under_the_root_class() -> None:

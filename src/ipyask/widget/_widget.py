@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from collections.abc import Sequence
@@ -36,6 +37,21 @@ if TYPE_CHECKING:
 __all__ = ["QuestionWidget"]
 
 _STATIC = Path(__file__).parent / "static"
+
+
+def _asset(name: str) -> str | Path:
+    """A shipped front-end file, as its text.
+
+    Given a path, anywidget connects every instance to the file's hot-reload signal with a
+    closure over the instance, which keeps every widget ever made alive
+    (manzt/anywidget#929); only for hot reload (``ANYWIDGET_HMR=1``) is the path worth that.
+    """
+    path = _STATIC / name
+    if os.environ.get("ANYWIDGET_HMR") == "1":
+        return path
+    return path.read_text(encoding="utf-8")
+
+
 _LANGUAGE = re.compile(r"^(?:[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*)?$")
 
 
@@ -107,8 +123,8 @@ class QuestionWidget(anywidget.AnyWidget):
         Times the held state sync (the running event loop's clock by default).
     """
 
-    _esm = _STATIC / "widget.js"
-    _css = _STATIC / "widget.css"
+    _esm = _asset("widget.js")
+    _css = _asset("widget.css")
 
     cards: traitlets.List[dict[str, Any]] = traitlets.List().tag(
         sync=True, to_json=_cards_to_json, from_json=_cards_from_json
