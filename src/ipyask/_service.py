@@ -121,28 +121,12 @@ class UserQuestions:
         # The answer (or the answerers' error) settles ``outcome`` from inside the dispatch
         # task, which wakes this task at once; an abort settles it with _Aborted.
         outcome: asyncio.Future[AskUserQuestionAnswer] = asyncio.get_running_loop().create_future()
-
-        async def dispatch_to(
-            answering: Awaitable[AskUserQuestionAnswer],
-            outcome: asyncio.Future[AskUserQuestionAnswer],
-        ) -> None:
-            try:
-                answer = await answering
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException as error:  # handed to the asker through ``outcome``
-                if not outcome.done():
-                    outcome.set_exception(error)
-            else:
-                if not outcome.done():
-                    outcome.set_result(answer)
-
         # The first answerer is called now and the dispatch task inherits the follow-ups; they
         # run once this ask has returned.
         followups, reset = open_followups()
         try:
             answering = self._waterfall.dispatch(request, agent, no_answerer)
-            dispatch = asyncio.ensure_future(dispatch_to(answering, outcome))
+            dispatch = asyncio.ensure_future(_dispatch_to(answering, outcome))
         finally:
             reset()
         try:
@@ -364,6 +348,22 @@ class UserQuestions:
 
 def _reason(signal: AbortSignal) -> BaseException:
     return signal.reason if signal.reason is not None else UserQuestionError.of("ASK_ABORTED")
+
+
+async def _dispatch_to(
+    answering: Awaitable[AskUserQuestionAnswer], outcome: asyncio.Future[AskUserQuestionAnswer]
+) -> None:
+    """Await the waterfall and settle the asker's ``outcome`` with what it gives."""
+    try:
+        answer = await answering
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:  # handed to the asker through ``outcome``
+        if not outcome.done():
+            outcome.set_exception(error)
+    else:
+        if not outcome.done():
+            outcome.set_result(answer)
 
 
 class _Aborted(Exception):

@@ -265,8 +265,9 @@ class QuestionWidget(anywidget.AnyWidget):
         with self._lock:
             rev = self._rev + 1  # the validator gives the new list this revision
             if self._sync.hold():
-                # The message goes first, so that the views have the change while the kernel
-                # still updates its trait; built as a dict, its cards are this widget's own.
+                # The message goes first, built as a dict from this widget's own cards; should
+                # the assignment fail (a ``cards`` observer raising), the state below goes out
+                # at once with the same revision, so views agree whether they applied it or not.
                 self._send_change(rev, change)
             self._change = change
             try:
