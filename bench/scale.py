@@ -30,7 +30,8 @@ from ._common import KernelBench, Result, Settings, answer_batch, log
 
 KERNEL_CODE = r'''
 import ipyask
-from ipyask import Agent, AskUserQuestionAnswer, AskUserQuestionRequest, Settlement
+from ipyask import Agent, AskUserQuestionAnswer, AskUserQuestionRequest
+from ipyask.host import Settlement
 
 sc_svc = ipyask.UserQuestions()
 sc_agents, sc_results, sc_errors = [], {}, []

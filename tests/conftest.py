@@ -1,11 +1,19 @@
-"""Fixtures shared by the in-process tests: a manual clock, a service on it, a live agent."""
+"""Shared fixtures: a manual clock, a service on it, a live agent; one real kernel for the run."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from hypothesis import settings
 
 import ipyask
-from ipyask.testing import ManualClock
+from ipyask.testing import KernelFrontend, ManualClock
+
+# Hypothesis' per-example deadline measures the machine, not ipyask: on a busy two-core host a
+# single slow example would fail a property that holds.
+settings.register_profile("ipyask", deadline=None)
+settings.load_profile("ipyask")
 
 
 @pytest.fixture
@@ -21,3 +29,11 @@ def svc(clock: ManualClock) -> ipyask.UserQuestions:
 @pytest.fixture
 def agent(svc: ipyask.UserQuestions) -> ipyask.Agent:
     return svc.agents.enter(ipyask.Agent("main"))
+
+
+@pytest.fixture(scope="session")
+def kernel() -> Iterator[KernelFrontend]:
+    """The run's one shared kernel, started on first use: for tests that need a real kernel but
+    not a fresh one (each sets up what it needs in it)."""
+    with KernelFrontend(timeout=20) as frontend:
+        yield frontend

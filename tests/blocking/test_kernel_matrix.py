@@ -16,7 +16,7 @@ import pytest
 
 from ipyask.testing import CellAborted, Execution, HeadlessFrontend
 
-from .conftest import CELLS, Cell, Kernel
+from ._matrix import CELLS, Cell, Kernel
 
 pytestmark = pytest.mark.kernel
 

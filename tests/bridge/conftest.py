@@ -1,3 +1,5 @@
+"""Fixtures of the bridge tests: a panel on the in-process service, and one view of it."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -5,46 +7,8 @@ from typing import Any
 import pytest
 
 import ipyask
-from ipyask.testing import drain_loop
 
-drain = drain_loop
-
-
-class FakeView:
-    """Speaks to a panel through its real comm message path, and records what it sends."""
-
-    def __init__(
-        self, panel: ipyask.QuestionPanel, sent: list[dict[str, Any]], view_id: str
-    ) -> None:
-        self.panel = panel
-        self.view_id = view_id
-        self._sent = sent
-
-    def send(self, kind: str, **fields: Any) -> None:
-        content = {"kind": kind, "viewId": self.view_id, "protocolVersion": 2, **fields}
-        self.raw(content)
-
-    def raw(self, content: object) -> None:
-        self.panel.comm.handle_msg(
-            {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
-        )
-
-    def answer(self, key: str, *items: tuple[str, list[str]] | tuple[str, list[str], str]) -> None:
-        answers = []
-        for item in items:
-            entry: dict[str, Any] = {"id": item[0], "selected": item[1]}
-            if len(item) == 3:
-                entry["custom"] = item[2]
-            answers.append(entry)
-        self.send("answer", key=key, answer={"answers": answers})
-
-    @property
-    def errors(self) -> list[dict[str, Any]]:
-        return [m for m in self._sent if m.get("kind") == "error"]
-
-    @property
-    def frames(self) -> list[dict[str, Any]]:
-        return [m for m in self._sent if m.get("kind") == "frame"]
+from ._helpers import FakeView
 
 
 @pytest.fixture
@@ -63,8 +27,3 @@ def panel(svc, sent, monkeypatch):
 @pytest.fixture
 def view(panel, sent) -> FakeView:
     return FakeView(panel, sent, "view-1")
-
-
-def only_key(panel: ipyask.QuestionPanel) -> str:
-    (card,) = panel.cards
-    return str(card["key"])

@@ -11,7 +11,7 @@ import ipyask
 from ipyask import UserQuestionError
 from ipyask.testing import ScriptedAnswerer
 
-from .conftest import FakeView, drain, only_key
+from ._helpers import FakeView, drain, only_key
 
 DB = {
     "id": "db",
@@ -165,7 +165,7 @@ async def test_closing_an_unkeyed_card_cancels_and_a_keyed_one_refuses(svc, pane
 
 
 async def test_an_aborted_signal_or_cancelled_task_marks_the_card_cancelled(svc, panel) -> None:
-    controller = ipyask.AbortController()
+    controller = ipyask.host.AbortController()
     task = await asked(svc, {"questions": [DB], "signal": controller.signal})
     controller.abort()
     with pytest.raises(UserQuestionError):

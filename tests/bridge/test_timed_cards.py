@@ -8,7 +8,7 @@ import pytest
 import ipyask
 from ipyask import PendingAnswer
 
-from .conftest import drain, only_key
+from ._helpers import drain, only_key
 
 DB = {
     "id": "db",

@@ -59,7 +59,7 @@ def test_flush_shows_now_and_sends_nothing_when_nothing_is_new(clock) -> None:
 
 
 def test_without_a_running_loop_a_record_is_shown_at_once() -> None:
-    from ipyask import LoopClock
+    from ipyask.host import LoopClock
 
     shown: list[str] = []
     log = Transcript(LoopClock(), display=lambda text: FakeDisplay(shown, text))
@@ -69,7 +69,7 @@ def test_without_a_running_loop_a_record_is_shown_at_once() -> None:
 
 
 async def test_on_the_loop_clock_the_update_follows_on_the_loop() -> None:
-    from ipyask import LoopClock
+    from ipyask.host import LoopClock
 
     shown: list[str] = []
     log = Transcript(LoopClock(), delay_ms=0, display=lambda text: FakeDisplay(shown, text))

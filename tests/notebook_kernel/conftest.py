@@ -1,9 +1,8 @@
-"""One real kernel per module; each test gets a fresh service and displayed panel in it."""
+"""The shared kernel with ipyask imported; each test gets a fresh service and displayed panel."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 
 import pytest
 
@@ -17,22 +16,22 @@ _count = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def kernel() -> Iterator[KernelFrontend]:
-    with KernelFrontend(timeout=20) as fe:
-        fe.execute(SETUP)
-        yield fe
+def ipyask_kernel(kernel: KernelFrontend) -> KernelFrontend:
+    kernel.execute(SETUP)
+    return kernel
 
 
 @pytest.fixture
-def fe(kernel: KernelFrontend) -> HeadlessFrontend:
+def fe(ipyask_kernel: KernelFrontend) -> HeadlessFrontend:
     """A view, plus a new ``svc`` and displayed ``panel`` in the kernel."""
     n = next(_count)
-    kernel.execute(
+    ipyask_kernel.handler_errors.clear()  # the kernel is shared: earlier tests' errors are theirs
+    ipyask_kernel.execute(
         f"svc = ipyask.UserQuestions()\n"
         f"agent = svc.agents.enter(ipyask.Agent('agent-{n}'))\n"
         f"panel = ipyask.QuestionPanel(svc, heartbeat_timeout_ms=400)\n"
         f"display(panel)"
     )
-    front = HeadlessFrontend(kernel, timeout=10)
+    front = HeadlessFrontend(ipyask_kernel, timeout=10)
     assert front.panels()
     return front

@@ -5,9 +5,10 @@ import asyncio
 import pytest
 
 import ipyask
-from ipyask import AskUserQuestionRequest, HarnessError, UserQuestionError
+from ipyask import AskUserQuestionRequest, UserQuestionError
+from ipyask.host import HarnessError
 
-from .conftest import answer, drain, question
+from ._helpers import answer, drain, question
 
 MESSAGES = {
     "ASK_ABORTED": "ask_user_question was aborted before the user answered",
@@ -40,8 +41,8 @@ def delegate(log: list[str], name: str):
     return answerer
 
 
-def aborted_signal() -> ipyask.AbortSignal:
-    controller = ipyask.AbortController()
+def aborted_signal() -> ipyask.host.AbortSignal:
+    controller = ipyask.host.AbortController()
     controller.abort()
     return controller.signal
 
@@ -152,7 +153,7 @@ async def test_unknown_intent_kinds_are_never_rejected(svc) -> None:
     svc.on_request(claim_with(answer(("m", [])), seen))
     item = question("m", "A", intent={"kind": "member-question", "approve": "Nope"})
     await svc.ask({"questions": [item]})
-    assert isinstance(seen[0].questions[0].intent, ipyask.UnknownIntent)
+    assert isinstance(seen[0].questions[0].intent, ipyask.host.UnknownIntent)
 
 
 def approval(**changes: object) -> dict[str, object]:
@@ -377,7 +378,7 @@ async def test_a_transported_user_question_error_is_restored(svc) -> None:
 
 
 def test_restore_error_rebuilds_wire_payloads_and_leaves_others() -> None:
-    restored = ipyask.restore_error(
+    restored = ipyask.host.restore_error(
         {"name": "UserQuestionError", "code": "ASK_TIMED_OUT", "message": "late"}
     )
     assert isinstance(restored, UserQuestionError)
@@ -388,9 +389,9 @@ def test_restore_error_rebuilds_wire_payloads_and_leaves_others() -> None:
         ValueError("plain"),
         "text",
     ):
-        assert ipyask.restore_error(untouched) is untouched
+        assert ipyask.host.restore_error(untouched) is untouched
     real = UserQuestionError.of("ASK_CANCELLED")
-    assert ipyask.restore_error(real) is real
+    assert ipyask.host.restore_error(real) is real
     assert real.to_wire() == {
         "name": "UserQuestionError",
         "code": "ASK_CANCELLED",
@@ -451,7 +452,7 @@ async def test_a_plain_answerer_raising_at_once_fails_the_ask_like_an_async_one(
 
 
 async def test_a_signal_aborted_while_waiting_ends_the_ask(svc) -> None:
-    controller = ipyask.AbortController()
+    controller = ipyask.host.AbortController()
     seen: list[AskUserQuestionRequest] = []
     started = asyncio.Event()
     cancelled = asyncio.Event()
@@ -480,7 +481,7 @@ async def test_a_signal_aborted_while_waiting_ends_the_ask(svc) -> None:
 
 
 async def test_a_domain_error_wins_over_the_abort(svc) -> None:
-    controller = ipyask.AbortController()
+    controller = ipyask.host.AbortController()
 
     async def cancels(request, next):
         controller.abort()
@@ -493,7 +494,7 @@ async def test_a_domain_error_wins_over_the_abort(svc) -> None:
 
 
 async def test_a_non_domain_failure_after_abort_is_ask_aborted_with_cause(svc) -> None:
-    controller = ipyask.AbortController()
+    controller = ipyask.host.AbortController()
     failure = KeyError("x")
 
     async def fails(request, next):

@@ -10,7 +10,7 @@ import pytest
 import ipyask
 from ipyask import UserQuestionError
 
-from .conftest import answer, drain, question
+from ._helpers import answer, drain, question
 
 REQUEST = {"questions": [question("q1", "A", "B")]}
 
@@ -71,7 +71,7 @@ async def test_a_follow_up_added_after_the_ask_ended_runs_at_once(svc) -> None:
         raise AssertionError("unreachable")
 
     svc.on_request(stubborn)
-    controller = ipyask.AbortController()
+    controller = ipyask.host.AbortController()
     task = asyncio.ensure_future(svc.ask({**REQUEST, "signal": controller.signal}))
     await started.wait()
     controller.abort()

@@ -8,9 +8,9 @@ import pytest
 import ipyask
 from ipyask import UserQuestionError
 
-from .conftest import answer
+from ._helpers import answer
 
-TIMED_TOOL = ipyask.ask_user_question_definition("timed").to_wire()
+TIMED_TOOL = ipyask.host.ask_user_question_definition("timed").to_wire()
 QUESTIONS = [
     {"id": "q1", "question": "Database?", "options": [{"label": "Postgres"}, {"label": "SQLite"}]},
     {"id": "q2", "question": "Name?"},
@@ -160,8 +160,10 @@ def test_a_claimed_reply_admitted_in_its_turn_settles(svc, agent) -> None:
 
 def test_a_reply_restored_from_elsewhere_is_reserved_when_claimed(svc, agent) -> None:
     continued(agent)
-    restored = ipyask.UserMessage(
-        source=ipyask.MessageSource(kind="user-question-reply", call_id="c1", outcome="answered"),
+    restored = ipyask.host.UserMessage(
+        source=ipyask.host.MessageSource(
+            kind="user-question-reply", call_id="c1", outcome="answered"
+        ),
         content="{}",
     )
     agent.session.follow_up(restored)

@@ -3,11 +3,11 @@ from __future__ import annotations
 import json
 
 import ipyask
-from ipyask import Session
 from ipyask._projection import answer_batch_of, fold, questions_of
+from ipyask.host import Session
 
-TIMED_TOOL = ipyask.ask_user_question_definition("timed").to_wire()
-LEGACY_TOOL = ipyask.ask_user_question_definition("legacy").to_wire()
+TIMED_TOOL = ipyask.host.ask_user_question_definition("timed").to_wire()
+LEGACY_TOOL = ipyask.host.ask_user_question_definition("legacy").to_wire()
 ARGS = json.dumps({"questions": [{"id": "q1", "question": "Q?", "options": [{"label": "A"}]}]})
 PENDING = [{"type": "text", "text": '{"pending":true,"callId":"c1","message":"m"}'}]
 BATCH = [{"type": "text", "text": '{"answers":[{"id":"q1","selected":["A"]}]}'}]

@@ -10,7 +10,7 @@ import pytest
 import ipyask
 from ipyask import PendingAnswer
 
-from .conftest import answer, drain, question
+from ._helpers import answer, drain, question
 
 
 def in_thread(fn) -> None:
@@ -20,11 +20,11 @@ def in_thread(fn) -> None:
 
 
 async def test_an_answerer_settled_from_another_thread(svc) -> None:
-    slots: list[ipyask.Settlement[ipyask.AskUserQuestionAnswer]] = []
+    slots: list[ipyask.host.Settlement[ipyask.AskUserQuestionAnswer]] = []
     arrived = asyncio.Event()
 
     async def card(request, next):
-        slot: ipyask.Settlement[ipyask.AskUserQuestionAnswer] = ipyask.Settlement()
+        slot: ipyask.host.Settlement[ipyask.AskUserQuestionAnswer] = ipyask.host.Settlement()
         slots.append(slot)
         arrived.set()
         return await slot
@@ -41,7 +41,7 @@ async def test_an_answerer_settled_from_another_thread(svc) -> None:
 
 
 async def test_racing_threads_settle_a_slot_exactly_once(svc) -> None:
-    slot: ipyask.Settlement[int] = ipyask.Settlement()
+    slot: ipyask.host.Settlement[int] = ipyask.host.Settlement()
     wins: list[int] = []
     barrier = threading.Barrier(8)
 
@@ -60,7 +60,7 @@ async def test_racing_threads_settle_a_slot_exactly_once(svc) -> None:
 
 
 async def test_an_abort_from_another_thread_ends_the_ask(svc) -> None:
-    controller = ipyask.AbortController()
+    controller = ipyask.host.AbortController()
     arrived = asyncio.Event()
 
     async def waits(request, next):
@@ -87,7 +87,7 @@ async def test_a_claim_released_from_another_thread_restores_the_deadline(
         svc.ask_timed({"questions": [question()], "agent": agent}, "c1", 5000)
     )
     await drain()
-    client = ipyask.AbortController()
+    client = ipyask.host.AbortController()
     stream = svc.attach_wait(agent, "c1", client.signal)
     await stream.__anext__()
     wait = svc.live_wait(agent, "c1")
@@ -105,8 +105,8 @@ async def test_a_controller_made_off_loop_still_wakes_the_loop_safely(svc, agent
         svc.ask_timed({"questions": [question()], "agent": agent}, "c1", 5000)
     )
     await drain()
-    made: list[ipyask.AbortController] = []
-    in_thread(lambda: made.append(ipyask.AbortController()))
+    made: list[ipyask.host.AbortController] = []
+    in_thread(lambda: made.append(ipyask.host.AbortController()))
     stream = svc.attach_wait(agent, "c1", made[0].signal)
     await stream.__anext__()
     in_thread(made[0].abort)

@@ -8,7 +8,7 @@ import ipyask
 from ipyask import PendingAnswer, UserQuestionError
 from ipyask.testing import ManualClock
 
-from .conftest import answer, drain, question
+from ._helpers import answer, drain, question
 
 
 class Card:
@@ -40,7 +40,7 @@ async def test_an_answer_inside_the_window_is_returned(svc, agent) -> None:
     task = timed(svc, agent)
     await card.arrived.wait()
     forwarded = card.requests[0]
-    assert forwarded.wait == ipyask.QuestionWait(call_id="call_1", timed=True)
+    assert forwarded.wait == ipyask.host.QuestionWait(call_id="call_1", timed=True)
     assert forwarded.signal is not None and not forwarded.signal.aborted
     card.futures[0].set_result(answer(("q1", ["B"])))
     assert await task == answer(("q1", ["B"]))
@@ -60,7 +60,7 @@ async def test_the_client_countdown_rejection_becomes_pending(svc, agent) -> Non
 async def test_the_host_deadline_without_a_claim_gives_pending_and_spares_the_turn(
     svc, agent, clock: ManualClock
 ) -> None:
-    turn = ipyask.AbortController()
+    turn = ipyask.host.AbortController()
     card = Card()
     svc.on_request(card)
     task = timed(svc, agent, signal=turn.signal)
@@ -86,7 +86,7 @@ async def test_with_no_answerer_the_wait_holds_until_the_deadline(svc, agent, cl
 
 
 async def test_a_turn_abort_ends_the_wait_as_aborted(svc, agent, clock) -> None:
-    turn = ipyask.AbortController()
+    turn = ipyask.host.AbortController()
     card = Card()
     svc.on_request(card)
     task = timed(svc, agent, signal=turn.signal)
@@ -100,7 +100,7 @@ async def test_a_turn_abort_ends_the_wait_as_aborted(svc, agent, clock) -> None:
 
 
 async def test_a_turn_already_aborted_ends_at_once(svc, agent) -> None:
-    turn = ipyask.AbortController()
+    turn = ipyask.host.AbortController()
     turn.abort()
     with pytest.raises(UserQuestionError) as caught:
         await timed(svc, agent, signal=turn.signal)
@@ -108,7 +108,7 @@ async def test_a_turn_already_aborted_ends_at_once(svc, agent) -> None:
 
 
 async def test_no_answerer_and_a_turn_abort_is_aborted(svc, agent) -> None:
-    turn = ipyask.AbortController()
+    turn = ipyask.host.AbortController()
     task = timed(svc, agent, signal=turn.signal)
     await drain()
     turn.abort()
@@ -235,7 +235,7 @@ async def test_a_claim_pauses_the_host_timer_without_moving_the_deadline(svc, ag
     task = timed(svc, agent, timeout_ms=5000)
     await card.arrived.wait()
     clock.advance(1000)
-    client = ipyask.AbortController()
+    client = ipyask.host.AbortController()
     stream = svc.attach_wait(agent, "call_1", client.signal)
     assert (await stream.__anext__()).remaining_ms == 4000
     assert clock.pending == []
@@ -269,7 +269,7 @@ async def test_after_a_claim_past_the_deadline_the_wait_expires_at_once(svc, age
 async def test_two_claims_keep_the_timer_off_until_both_leave(svc, agent, clock) -> None:
     task = timed(svc, agent, timeout_ms=5000)
     await drain()
-    first, second = ipyask.AbortController(), ipyask.AbortController()
+    first, second = ipyask.host.AbortController(), ipyask.host.AbortController()
     one = svc.attach_wait(agent, "call_1", first.signal)
     two = svc.attach_wait(agent, "call_1", second.signal)
     assert (await one.__anext__()).remaining_ms == 5000
@@ -304,7 +304,7 @@ async def test_attach_yields_nothing_for_unknown_closed_or_aborted(svc, agent) -
     assert [f async for f in svc.attach_wait(agent, "unknown")] == []
     task = timed(svc, agent)
     await drain()
-    aborted = ipyask.AbortController()
+    aborted = ipyask.host.AbortController()
     aborted.abort()
     assert [f async for f in svc.attach_wait(agent, "call_1", aborted.signal)] == []
     wait = svc.live_wait(agent, "call_1")
@@ -324,7 +324,7 @@ async def test_attach_wait_checks_liveness(svc, agent) -> None:
 
 
 async def test_a_turn_abort_ends_claim_streams(svc, agent, clock) -> None:
-    turn = ipyask.AbortController()
+    turn = ipyask.host.AbortController()
     task = timed(svc, agent, signal=turn.signal)
     await drain()
     stream = svc.attach_wait(agent, "call_1")

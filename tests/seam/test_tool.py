@@ -6,10 +6,11 @@ import json
 import pytest
 
 import ipyask
-from ipyask import PENDING_NOTICE, AskUserQuestionTool, ask_user_question_definition
+from ipyask import AskUserQuestionTool
+from ipyask.host import PENDING_NOTICE, ask_user_question_definition
 from ipyask.testing import SKIP, TIME_OUT, Other, ScriptedAnswerer
 
-from .conftest import drain
+from ._helpers import drain
 
 ARGS = {
     "questions": [
@@ -91,13 +92,13 @@ async def test_the_timeout_argument_is_seconds_and_minus_one_waits_indefinitely(
     tool = AskUserQuestionTool(svc, mode="timed")
     task = asyncio.ensure_future(tool.execute({**ARGS, "timeout": 3}, call_id="t", agent=agent))
     await drain()
-    assert seen[0].wait == ipyask.QuestionWait(call_id="t", timed=True)
+    assert seen[0].wait == ipyask.host.QuestionWait(call_id="t", timed=True)
     assert clock.pending == [3000]
     clock.advance(3000)
     assert json.loads((await task).content)["pending"] is True
     forever = asyncio.ensure_future(tool.execute({**ARGS, "timeout": -1}, call_id="f", agent=agent))
     await drain()
-    assert seen[1].wait == ipyask.QuestionWait(call_id="f")
+    assert seen[1].wait == ipyask.host.QuestionWait(call_id="f")
     assert clock.pending == []
     forever.cancel()
     with pytest.raises(asyncio.CancelledError):

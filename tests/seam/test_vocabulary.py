@@ -14,8 +14,8 @@ from ipyask import (
     AskUserQuestionItem,
     AskUserQuestionRequest,
     PlanReviewIntent,
-    UnknownIntent,
 )
+from ipyask.host import UnknownIntent
 
 
 def test_wire_form_is_camel_case_and_attributes_snake_case() -> None:
@@ -36,7 +36,7 @@ def test_wire_form_is_camel_case_and_attributes_snake_case() -> None:
     assert request.timed
     assert request.to_wire()["wait"] == {"callId": "c1", "timed": True}
     assert ipyask.PendingAnswer(call_id="c1").to_wire() == {"pending": True, "callId": "c1"}
-    assert ipyask.WaitFrame(remaining_ms=5).to_wire() == {"remainingMs": 5}
+    assert ipyask.host.WaitFrame(remaining_ms=5).to_wire() == {"remainingMs": 5}
 
 
 def test_snake_case_input_is_accepted_too() -> None:
@@ -45,7 +45,7 @@ def test_snake_case_input_is_accepted_too() -> None:
 
 
 def test_agent_and_signal_never_reach_the_wire() -> None:
-    controller = ipyask.AbortController()
+    controller = ipyask.host.AbortController()
     request = AskUserQuestionRequest(
         questions=[], agent=ipyask.Agent("a"), signal=controller.signal
     )

@@ -8,10 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ipyask
-from ipyask import TimedQuestionWait, UserQuestionError
+from ipyask import UserQuestionError
+from ipyask.host import TimedQuestionWait
 from ipyask.testing import ManualClock
 
-from .conftest import drain
+from ._helpers import drain
 
 DEADLINE = 5000
 
@@ -32,7 +33,7 @@ async def scenario(ops: list[tuple]) -> None:
     )
     ended_at: list[float] = []
     wait.signal.add_listener(lambda: ended_at.append(clock.now_ms()))
-    streams: dict[int, tuple[object, ipyask.AbortController]] = {}
+    streams: dict[int, tuple[object, ipyask.host.AbortController]] = {}
     now, expected = 0, None
 
     async def release(key: int, by_abort: bool) -> None:
@@ -50,7 +51,7 @@ async def scenario(ops: list[tuple]) -> None:
             now = target
             clock.advance(op[1])
         elif op[0] == "claim" and op[1] not in streams:
-            controller = ipyask.AbortController()
+            controller = ipyask.host.AbortController()
             stream = wait.attach(controller.signal)
             frames = [await stream.__anext__()] if expected is None else []
             if expected is None:

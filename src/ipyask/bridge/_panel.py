@@ -3,7 +3,7 @@
 Every request the panel claims becomes a card in its synced state; the person's answer settles
 the request. Comm handlers may run on a subshell thread, so every view message is handled on the
 event loop (``call_soon_threadsafe``), and every settlement goes through a thread-safe
-:class:`~ipyask.Settlement`.
+:class:`~ipyask.host.Settlement`.
 """
 
 from __future__ import annotations

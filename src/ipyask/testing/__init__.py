@@ -1,26 +1,46 @@
 """Tools for testing agent code that asks a human.
 
-- :class:`ScriptedAnswerer` answers from a script, in process (unit tests of agent code).
-- :class:`HeadlessFrontend` plays a person at the question panel of a **real kernel**, over the
-  real widget comm protocol; :class:`KernelFrontend` is the generic layer under it.
+In process, with the core install alone:
+
+- :class:`ScriptedAnswerer` answers from a script (unit tests of agent code).
 - :class:`ManualClock` makes deadlines deterministic.
+
+Against a **real kernel** (the ``ipyask[testing]`` extra: ``ipykernel``, ``jupyter_client``):
+
+- :class:`HeadlessFrontend` plays a person at the question panel over the real widget comm
+  protocol; :class:`KernelFrontend` is the generic headless Jupyter client under it.
 - :class:`NotebookRunner` executes a notebook while a scripted person answers its cards.
 - pytest fixtures ``headless_frontend`` and ``headless_frontend_factory`` come with the package.
+
+The kernel tools are imported on first use, so a core install can import this module (and its
+pytest plugin loads) without the kernel client's dependencies.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .._clock import ManualClock, drain_loop
-from ._browser import CHROMIUM, CHROMIUM_ARGS, launch_chromium
-from ._headless import HeadlessFrontend
-from ._kernel import KernelFrontend
-from ._kernel_errors import CellAborted, FrontendError, FrontendTimeout, KernelDied, KernelError
-from ._kernel_execution import Execution
-from ._kernel_widgets import CustomMessage, WidgetModel
-from ._notebook import NotebookEvent, NotebookRunner, Step
+from ._browser import find_chromium, launch_chromium
 from ._scripted import SKIP, TIME_OUT, Other, Reply, ScriptedAnswerer
 
+if TYPE_CHECKING:
+    from ._headless import HeadlessFrontend
+    from ._kernel_client import (
+        CellAborted,
+        CustomMessage,
+        Execution,
+        FrontendError,
+        FrontendTimeout,
+        KernelDied,
+        KernelError,
+        KernelFrontend,
+        WidgetModel,
+    )
+    from ._notebook import NotebookEvent, NotebookRunner, Step
+
 __all__ = [
-    "CHROMIUM",
-    "CHROMIUM_ARGS",
     "SKIP",
     "TIME_OUT",
     "CellAborted",
@@ -41,5 +61,49 @@ __all__ = [
     "Step",
     "WidgetModel",
     "drain_loop",
+    "find_chromium",
     "launch_chromium",
 ]
+
+_KERNEL_EXTRA = "ipyask[testing]"
+"""The extra that brings the kernel client's dependencies."""
+
+_KERNEL_TOOLS = {
+    "HeadlessFrontend": "._headless",
+    "NotebookEvent": "._notebook",
+    "NotebookRunner": "._notebook",
+    "Step": "._notebook",
+    **dict.fromkeys(
+        (
+            "CellAborted",
+            "CustomMessage",
+            "Execution",
+            "FrontendError",
+            "FrontendTimeout",
+            "KernelDied",
+            "KernelError",
+            "KernelFrontend",
+            "WidgetModel",
+        ),
+        "._kernel_client",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _KERNEL_TOOLS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        value = getattr(importlib.import_module(module, __name__), name)
+    except ImportError as error:
+        raise ImportError(
+            f"ipyask.testing.{name} drives a real kernel and needs {error.name or 'a package'} "
+            f"which is not installed: pip install '{_KERNEL_EXTRA}'"
+        ) from error
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

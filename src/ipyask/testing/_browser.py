@@ -1,14 +1,16 @@
-"""Debian's Chromium for Playwright: where it is and the flags that run it headless here."""
+"""Chromium for Playwright: which browser to launch and the flags that run it headless anywhere.
+
+Playwright's own ``playwright install`` downloads a browser build; on machines where that is not
+possible a system Chromium works as well. :func:`find_chromium` looks for one.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+import shutil
 from typing import Any
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "launch_chromium"]
-
-CHROMIUM = "/usr/bin/chromium"
-"""Debian's ``chromium`` package (``playwright install`` needs a download this package avoids)."""
+__all__ = ["CHROMIUM_ARGS", "find_chromium", "launch_chromium"]
 
 CHROMIUM_ARGS = (
     "--headless",
@@ -22,11 +24,28 @@ CHROMIUM_ARGS = (
     "--disable-sync",
 )
 
+_SYSTEM_CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def find_chromium() -> str | None:
+    """The Chromium to launch: ``$IPYASK_CHROMIUM``, else the first system Chromium on ``PATH``
+    (Debian's ``chromium`` package, ...), else ``None`` (Playwright's own downloaded browser)."""
+    chosen = os.environ.get("IPYASK_CHROMIUM")
+    if chosen:
+        if not os.access(chosen, os.X_OK):
+            raise FileNotFoundError(f"IPYASK_CHROMIUM={chosen!r} is not an executable file")
+        return chosen
+    for name in _SYSTEM_CHROMIUMS:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
 
 def launch_chromium(playwright: Any, **options: Any) -> Any:
-    """``playwright.chromium.launch(...)`` on Debian's Chromium with :data:`CHROMIUM_ARGS`."""
-    if not Path(CHROMIUM).exists():
-        raise FileNotFoundError(
-            f"Chromium not found at {CHROMIUM}: install Debian's `chromium` package"
-        )
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS), **options)
+    """``playwright.chromium.launch(...)`` with :data:`CHROMIUM_ARGS`, on :func:`find_chromium`'s
+    browser when there is one (else on the browser ``playwright install`` downloaded)."""
+    executable = find_chromium()
+    if executable is not None:
+        options.setdefault("executable_path", executable)
+    return playwright.chromium.launch(args=list(CHROMIUM_ARGS), **options)

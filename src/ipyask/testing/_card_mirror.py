@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ._kernel_widgets import CustomMessage
+from ._kernel_client import CustomMessage
 
 __all__ = ["CardMirror", "parse_card_state"]
 

@@ -16,8 +16,7 @@ from typing import Any
 
 from ..widget import PROTOCOL_VERSION
 from ._card_mirror import CardMirror
-from ._kernel import KernelFrontend
-from ._kernel_errors import FrontendError
+from ._kernel_client import FrontendError, KernelFrontend
 
 __all__ = ["HeadlessFrontend"]
 

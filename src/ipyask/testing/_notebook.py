@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ._headless import Card, HeadlessFrontend
-from ._kernel_errors import FrontendError
+from ._kernel_client import FrontendError
 from ._scripted import SKIP, TIME_OUT, Other
 
 __all__ = ["NotebookEvent", "NotebookRunner", "Step"]

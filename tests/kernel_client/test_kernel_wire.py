@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from ipyask.testing._kernel_execution import Execution
-from ipyask.testing._kernel_widgets import WidgetTracker
-from ipyask.testing._kernel_wire import VIEW_MIME, Message, put_buffers, remove_buffers, strip_ansi
+from ipyask.testing import Execution
+from ipyask.testing._kernel_client.widgets import WidgetTracker
+from ipyask.testing._kernel_client.wire import (
+    VIEW_MIME,
+    Message,
+    put_buffers,
+    remove_buffers,
+    strip_ansi,
+)
 
 
 def _msg(msg_type, content, buffers=(), parent="cell-1"):

@@ -1,3 +1,5 @@
+"""Builders shared by the seam tests: questions, answer batches, a loop drain."""
+
 from __future__ import annotations
 
 import ipyask

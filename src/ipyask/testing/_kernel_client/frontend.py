@@ -24,11 +24,11 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-from ._kernel_channels import KernelConnection
-from ._kernel_errors import FrontendError, KernelError
-from ._kernel_execution import DisplayTable, Execution, bundle_of, display_id_of
-from ._kernel_widgets import CustomMessage, WidgetModel, WidgetTracker
-from ._kernel_wire import (
+from .channels import KernelConnection
+from .errors import FrontendError, KernelError
+from .execution import DisplayTable, Execution, bundle_of, display_id_of
+from .widgets import CustomMessage, WidgetModel, WidgetTracker
+from .wire import (
     CONTROL_PROTOCOL_VERSION,
     CONTROL_TARGET,
     Message,

@@ -1,14 +1,13 @@
-"""Fixtures for the headless front end's tests: one kernel per module, a fresh echo widget each."""
+"""Fixtures of the headless client's tests: the shared kernel, a fresh echo widget each."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from typing import NamedTuple
 
 import pytest
 
-from ipyask.testing._kernel import KernelFrontend
+from ipyask.testing import KernelFrontend
 
 ECHO_WIDGET = """
 import threading
@@ -46,10 +45,10 @@ _names = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def frontend() -> Iterator[KernelFrontend]:
-    with KernelFrontend(timeout=10) as fe:
-        fe.execute(ECHO_WIDGET)
-        yield fe
+def frontend(kernel: KernelFrontend) -> KernelFrontend:
+    """The shared kernel, with the ``Echo`` widget class defined in it."""
+    kernel.execute(ECHO_WIDGET)
+    return kernel
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._kernel_wire import (
+from .wire import (
     VIEW_MIME,
     WIDGET_TARGET,
     JSONPath,

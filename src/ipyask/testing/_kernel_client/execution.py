@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ._kernel_errors import CellAborted, KernelError
-from ._kernel_wire import VIEW_MIME, Message, msg_type
+from .errors import CellAborted, KernelError
+from .wire import VIEW_MIME, Message, msg_type
 
 
 class DisplayTable:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._kernel_wire import msg_type, short_repr, strip_ansi
+from .wire import msg_type, short_repr, strip_ansi
 
 if TYPE_CHECKING:
-    from ._kernel_wire import Message
+    from .wire import Message
 
 
 class FrontendError(Exception):

@@ -8,8 +8,7 @@ import time
 
 import pytest
 
-from ipyask.testing._kernel import KernelFrontend
-from ipyask.testing._kernel_errors import FrontendError, KernelDied, KernelError
+from ipyask.testing import FrontendError, KernelDied, KernelError, KernelFrontend
 
 pytestmark = pytest.mark.kernel
 

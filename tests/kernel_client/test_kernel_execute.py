@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ipyask.testing._kernel_errors import CellAborted, FrontendTimeout, KernelError
+from ipyask.testing import CellAborted, FrontendTimeout, KernelError
 
 pytestmark = pytest.mark.kernel
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import zmq
 
-from ._kernel_errors import FrontendError, FrontendTimeout, KernelDied, describe_wait
-from ._kernel_launch import KernelProcess
-from ._kernel_wire import Message, msg_type, parent_id
+from .errors import FrontendError, FrontendTimeout, KernelDied, describe_wait
+from .launch import KernelProcess
+from .wire import Message, msg_type, parent_id
 
 if TYPE_CHECKING:
     import os

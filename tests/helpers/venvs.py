@@ -1,4 +1,5 @@
-"""Virtual environments with one ipykernel series each, for the kernel matrix.
+"""Virtual environments with ipyask installed editable: one per ipykernel series of the kernel
+matrix, and one with the core install only.
 
 Each lives in ``.cache/venvs/<name>`` with ipyask installed editable, and is reused while its
 stamp (the pip requirement plus a hash of ``pyproject.toml``) still matches. Set
@@ -28,6 +29,11 @@ SERIES = {
 }
 """Kernel series of the matrix: venv directory name and pip requirement."""
 
+CORE_ONLY = "core"
+"""The venv of ipyask's core install (no extras) plus pytest: what a user's test suite has."""
+
+VENVS = {**SERIES, CORE_ONLY: ("core-only", "pytest")}
+
 
 class VenvError(RuntimeError):
     """A matrix venv could not be made; the message ends with pip's output."""
@@ -48,12 +54,12 @@ def _stamp(requirement: str) -> str:
 
 def python_of(series: str) -> Path:
     """The interpreter of a series' venv (which may not exist yet)."""
-    return CACHE / SERIES[series][0] / "bin" / "python"
+    return CACHE / VENVS[series][0] / "bin" / "python"
 
 
 def ensure(series: str) -> Path:
     """Make (or reuse) the venv of ``series``; returns its python."""
-    name, requirement = SERIES[series]
+    name, requirement = VENVS[series]
     venv = CACHE / name
     CACHE.mkdir(parents=True, exist_ok=True)
     with (CACHE / f"{name}.lock").open("w") as lock:
