@@ -9,7 +9,6 @@ event loop (:mod:`._answer_loop`), and every settlement goes through a thread-sa
 from __future__ import annotations
 
 import asyncio
-import threading
 import uuid
 from collections.abc import Awaitable
 from typing import Any
@@ -61,7 +60,6 @@ class QuestionPanel(QuestionWidget):
         self._held: dict[str, HeldRequest] = {}
         self._closed = False
         self._transcript = Transcript(service.clock)
-        self._guard = threading.Lock()
         self._outcomes = CardOutcomes(self, self.write_record)
         self.claims = ClaimTracker(service, self._send_frame, heartbeat_timeout_ms)
         self.continued = ContinuedCards(service, self, self._outcomes, self._answer_loop)
