@@ -1,4 +1,4 @@
-"""The package's shape: no import cycles, the bridge's two rooms apart (``__all__``: test_public_api).
+"""The package's shape: no import cycles, the bridge's two rooms apart (see also test_public_api).
 
 Import rule of these tests: every import of an ``ipyask`` module counts, relative or absolute
 (``import ipyask.x``, ``from ipyask.x import y``, ``from ..x import y``), wherever it appears: at
