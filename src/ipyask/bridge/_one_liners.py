@@ -20,7 +20,12 @@ from weakref import WeakKeyDictionary
 from .._agents import Agent
 from .._errors import UserQuestionError
 from .._service import MAX_TIMEOUT_MS, UserQuestions
-from .._vocabulary import AskUserQuestionAnswerItem, AskUserQuestionRequest, PendingAnswer
+from .._vocabulary import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionRequest,
+    PendingAnswer,
+)
 from .cell_wait import CellWait, current_kernel
 from .panel import QuestionPanel
 
@@ -29,6 +34,7 @@ __all__ = [
     "approve_blocking",
     "ask",
     "ask_blocking",
+    "ask_on_default",
     "default_panel",
     "default_service",
     "show_panel",
@@ -91,6 +97,14 @@ def show_panel() -> QuestionPanel | None:
 
 
 _cell_wait = CellWait(default_panel, _show)
+
+
+async def ask_on_default(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+    """Ask ``request`` on the default service and panel, helping the running cell wait.
+
+    For bridges that build their own requests (``ipyask.integrations``) with ``service=None``.
+    """
+    return await _cell_wait.await_in_cell(lambda: default_service().ask(request))
 
 
 def _value(item: AskUserQuestionAnswerItem, multi_select: bool) -> str | list[str] | None:

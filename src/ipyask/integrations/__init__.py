@@ -1,0 +1,1 @@
+"""Bridges from agent frameworks to ipyask: each module needs its framework (an extra)."""

@@ -1,0 +1,226 @@
+"""The notebook as an MCP server: the MCP SDK's server over streamable HTTP, run by uvicorn
+inside the kernel's event loop, behind a bearer token.
+
+Each tool call asks the person through the service and reports MCP progress while it waits, so
+clients that reset their timeout on progress keep waiting. A call the client cancels, or whose
+connection ends, ends its ask: the card shows cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import secrets
+import socket
+import uuid
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from typing import Any
+
+import anyio
+import mcp_types as types
+import uvicorn
+from mcp.server import Server, ServerRequestContext
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .._agents import Agent
+from .._service import UserQuestions
+from .._tool import AskUserQuestionTool, ToolResult
+
+__all__ = ["WAITING_MESSAGE", "NotebookMCPServer"]
+
+WAITING_MESSAGE = "Waiting for the person's answer in the notebook"
+"""The message of the progress notifications sent while a question waits."""
+
+ToolCallHandler = Callable[[Mapping[str, Any], str], Awaitable[ToolResult]]
+
+
+class _BearerGuard:
+    """Refuses every HTTP request without ``Authorization: Bearer <token>`` (401 when missing,
+    403 when wrong) before it reaches the MCP app, so nothing is asked for it."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self._app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan
+            await self._app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers", ()))
+        scheme, _, presented = headers.get(b"authorization", b"").partition(b" ")
+        if scheme.lower() != b"bearer" or not presented:
+            await _refuse(send, 401, "missing bearer token")
+        elif not hmac.compare_digest(presented.strip(), self._token):
+            await _refuse(send, 403, "wrong bearer token")
+        else:
+            await self._app(scope, receive, send)
+
+
+async def _refuse(send: Send, status: int, reason: str) -> None:
+    body = json.dumps({"error": reason}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="ipyask"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _KernelFriendlyServer(uvicorn.Server):
+    """uvicorn without its signal handlers: Ctrl-C / a kernel interrupt stays the kernel's."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+    def install_signal_handlers(self) -> None:  # the name in uvicorn < 0.29
+        return None
+
+
+class NotebookMCPServer:
+    """A running server: :attr:`url`, :attr:`token`, :meth:`aclose`.
+
+    Made by :func:`ipyask.integrations.mcp.serve`; its tools are given as MCP tool definitions
+    with a handler each.
+    """
+
+    def __init__(
+        self,
+        service: UserQuestions,
+        *,
+        host: str,
+        port: int,
+        token: str | None,
+        progress_every: float,
+        name: str = "ipyask",
+    ) -> None:
+        if progress_every <= 0:
+            raise ValueError("progress_every must be a positive number of seconds")
+        self.service = service
+        self.token = token if token else secrets.token_urlsafe(32)
+        self.agent = service.agents.enter(Agent(f"mcp-{uuid.uuid4().hex[:8]}"))
+        """The agent every question of this server belongs to (timed asks need a live one)."""
+        self._progress_every = progress_every
+        self._ask_tool = AskUserQuestionTool(service, mode="timed")
+        self._tools: dict[str, tuple[types.Tool, ToolCallHandler]] = {}
+        self.add_tool(
+            types.Tool(
+                name=self._ask_tool.definition.name,
+                description=self._ask_tool.definition.description,
+                input_schema=self._ask_tool.definition.parameters,
+            ),
+            self._ask,
+        )
+        self._mcp = Server(name, on_list_tools=self._list_tools, on_call_tool=self._call_tool)
+        self._socket = socket.socket(_family(host), socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind((host, port))
+        bound_port = self._socket.getsockname()[1]
+        url_host = f"[{host}]" if ":" in host else host
+        self.url = f"http://{url_host}:{bound_port}/mcp"
+        """The streamable HTTP endpoint."""
+        # Stateless: each call lives as long as its HTTP request, so a client that goes away
+        # (even without ending its session) cancels its question.
+        app = self._mcp.streamable_http_app(host=host, stateless_http=True)
+        config = uvicorn.Config(
+            _BearerGuard(app, self.token),
+            log_config=None,  # leave the kernel's logging alone
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=1,
+        )
+        self._uvicorn = _KernelFriendlyServer(config)
+        self._task: asyncio.Task[None] | None = None
+
+    def add_tool(self, tool: types.Tool, handler: ToolCallHandler) -> None:
+        """Offer ``tool``; ``handler(arguments, call_id)`` runs each call."""
+        self._tools[tool.name] = (tool, handler)
+
+    async def start(self) -> None:
+        """Start serving in the running event loop; returns once the port answers."""
+        self._task = asyncio.get_running_loop().create_task(self._serve())
+        while not self._uvicorn.started:
+            if self._task.done():
+                self._task.result()  # raises what stopped it
+                raise RuntimeError("the MCP server stopped while starting")
+            await asyncio.sleep(0.01)
+
+    async def _serve(self) -> None:
+        try:
+            await self._uvicorn.serve(sockets=[self._socket])
+        except SystemExit as stop:  # uvicorn's way of saying the app failed to start
+            raise RuntimeError("the MCP server's app failed to start") from stop
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` ran (or the server stopped)."""
+        return self._task is None or self._task.done()
+
+    async def aclose(self) -> None:
+        """Stop serving and free the port; questions still waiting end as cancelled."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            self._uvicorn.should_exit = True
+            await task
+        self._socket.close()
+        self.service.agents.leave(self.agent)
+
+    async def __aenter__(self) -> NotebookMCPServer:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- MCP handlers ------------------------------------------------------------------------
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool for tool, _ in self._tools.values()])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        entry = self._tools.get(params.name)
+        if entry is None:
+            return _error_result(f"unknown tool {params.name!r}")
+        _, handler = entry
+        call_id = f"mcp-{uuid.uuid4().hex[:12]}"
+        async with anyio.create_task_group() as progress:
+            progress.start_soon(self._report_progress, ctx)
+            try:
+                result = await handler(params.arguments or {}, call_id)
+            except asyncio.CancelledError as cancelled:
+                # The ask wraps the transport's cancellation (the client went away); hand the
+                # transport back its own, so its cancel scope recognises it.
+                if isinstance(cancelled.__cause__, asyncio.CancelledError):
+                    raise cancelled.__cause__ from None
+                raise
+            finally:
+                progress.cancel_scope.cancel()
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=result.content)],
+            structured_content=result.value,
+            is_error=result.is_error,
+        )
+
+    async def _report_progress(self, ctx: ServerRequestContext[Any]) -> None:
+        beats = 0
+        while True:
+            await anyio.sleep(self._progress_every)
+            beats += 1
+            await ctx.session.report_progress(beats, None, WAITING_MESSAGE)
+
+    async def _ask(self, arguments: Mapping[str, Any], call_id: str) -> ToolResult:
+        return await self._ask_tool.execute(arguments, call_id=call_id, agent=self.agent)
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def _error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=f"Error: {message}")], is_error=True
+    )
