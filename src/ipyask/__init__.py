@@ -28,9 +28,17 @@ from ._vocabulary import (
     ToolCall,
 )
 from ._waterfall import Answerer, Next
-from .bridge import QuestionPanel
-from .bridge._blocking import BlockingUnsupportedError, approve_blocking, ask_blocking
-from .bridge._quick import approve, ask, default_panel, default_service, show_panel
+from .bridge import (
+    BlockingUnsupportedError,
+    QuestionPanel,
+    approve,
+    approve_blocking,
+    ask,
+    ask_blocking,
+    default_panel,
+    default_service,
+    show_panel,
+)
 
 __all__ = [
     "Agent",

@@ -13,9 +13,9 @@ from ipyask.testing import Execution, FrontendTimeout, HeadlessFrontend, KernelF
 
 SETUP = """
 import asyncio, sys, ipykernel, ipyask
-import ipyask.bridge._waiting as waiting
-from ipyask.bridge import _kernel_features as features
-waiting.PROBE_SECONDS = 2.0
+import ipyask.bridge.cell_wait._interruptible as interruptible
+from ipyask.bridge import cell_wait
+interruptible.PROBE_SECONDS = 2.0
 order = []
 """
 RESET = "ipyask.default_panel().close()\norder = []"
@@ -115,9 +115,9 @@ class Kernel:
     def strategy(self, form: str) -> str:
         """How ipyask helps that form in this kernel (recorded in the matrix)."""
         code = (
-            "print(features.blocking_strategy(features.current_kernel(), ipyask.default_panel()))"
+            "print(cell_wait.blocking_strategy(cell_wait.current_kernel(), ipyask.default_panel()))"
             if form == "blocking"
-            else "print(features.await_strategy(features.current_kernel()))"
+            else "print(cell_wait.await_strategy(cell_wait.current_kernel()))"
         )
         return self.text(code)
 

@@ -240,13 +240,13 @@ async def test_view_messages_from_another_thread_are_handled_on_the_loop(svc, pa
     task = await asked(svc, {"questions": [DB]})
     key = only_key(panel)
     handled_on: list[int] = []
-    original = panel._router.handle
+    original = panel._dispatcher.handle
 
     def spy(message):
         handled_on.append(threading.get_ident())
         original(message)
 
-    panel._router.handle = spy  # type: ignore[method-assign]
+    panel._dispatcher.handle = spy  # type: ignore[method-assign]
     thread = threading.Thread(target=view.answer, args=(key, ("db", ["SQLite"])))
     thread.start()
     thread.join()

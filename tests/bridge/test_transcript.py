@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipyask.bridge._transcript import TRANSCRIPT_DELAY_MS, Transcript
+from ipyask.bridge.panel._transcript import TRANSCRIPT_DELAY_MS, Transcript
 from ipyask.testing import ManualClock, drain_loop
 
 

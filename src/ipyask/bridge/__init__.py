@@ -1,5 +1,35 @@
-"""The kernel bridge: a question panel that answers a ``UserQuestions`` service in a notebook."""
+"""The kernel bridge: the notebook as an answerer of a ``UserQuestions`` service.
 
-from ._panel import QuestionPanel
+Two rooms that do not import each other, and the one-liners that wire them:
 
-__all__ = ["QuestionPanel"]
+- :mod:`ipyask.bridge.panel`: the panel answerer, :class:`QuestionPanel` (cards, view messages,
+  continued cards, claims, transcript);
+- :mod:`ipyask.bridge.cell_wait`: helping a cell that waits for the panel's answer, on each
+  ipykernel (:class:`BlockingUnsupportedError` where it cannot);
+- ``_one_liners``: ``ask``, ``approve``, their ``*_blocking`` twins and the default service and
+  panel behind them.
+"""
+
+from ._one_liners import (
+    approve,
+    approve_blocking,
+    ask,
+    ask_blocking,
+    default_panel,
+    default_service,
+    show_panel,
+)
+from .cell_wait import BlockingUnsupportedError
+from .panel import QuestionPanel
+
+__all__ = [
+    "BlockingUnsupportedError",
+    "QuestionPanel",
+    "approve",
+    "approve_blocking",
+    "ask",
+    "ask_blocking",
+    "default_panel",
+    "default_service",
+    "show_panel",
+]

@@ -7,19 +7,17 @@ tracks cannot take a late reply: its card says so and expires.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-from .._agents import Agent
-from .._clock import call_on_loop
-from .._events import SessionEvent
-from .._session import Session, UserMessage
-from .._vocabulary import AskUserQuestionAnswer
-from ._routing import Refused
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from ._panel import Live, QuestionPanel
+from ..._agents import Agent
+from ..._events import SessionEvent
+from ..._service import UserQuestions
+from ..._session import Session, UserMessage
+from ..._vocabulary import AskUserQuestionAnswer
+from ...widget import QuestionWidget
+from ._answer_loop import AnswerLoop
+from ._card_outcomes import CardOutcomes
+from ._held_request import HeldRequest
 
 __all__ = ["NOT_TRACKED", "ContinuedCards"]
 
@@ -31,10 +29,23 @@ REPLY_QUEUED = "Answer sent: the agent reads it at its next step."
 
 
 class ContinuedCards:
-    """The continued cards of one panel and the sessions they watch."""
+    """The continued cards of one panel and the sessions they watch.
 
-    def __init__(self, panel: QuestionPanel) -> None:
-        self.panel = panel
+    ``widget`` is the panel; ``outcomes`` marks its cards, ``loop`` runs session events on the
+    loop the panel answers on.
+    """
+
+    def __init__(
+        self,
+        service: UserQuestions,
+        widget: QuestionWidget,
+        outcomes: CardOutcomes,
+        loop: AnswerLoop,
+    ) -> None:
+        self._service = service
+        self._widget = widget
+        self._outcomes = outcomes
+        self._loop = loop
         self._cards: dict[str, tuple[Agent, str]] = {}
         self._watching: dict[Session, Callable[[], None]] = {}
 
@@ -46,56 +57,54 @@ class ContinuedCards:
         """Stop tracking ``key`` (its call was asked again)."""
         self._cards.pop(key, None)
 
-    def after_timeout(self, live: Live) -> None:
+    def after_timeout(self, held: HeldRequest) -> None:
         """The foreground wait ended unanswered: continue the card, or expire it if untracked."""
-        agent, call_id = live.agent, live.call_id
+        agent, call_id = held.agent, held.call_id
         if agent is None or call_id is None or not self._tracked(agent, call_id):
-            self.panel._mark(live.key, "expired", NOT_TRACKED)
+            self._outcomes.mark(held.key, "expired", NOT_TRACKED)
             return
-        self.panel.update_card(live.key, status="continued", frame=None)
-        self._cards[live.key] = (agent, call_id)
+        self._widget.update_card(held.key, status="continued", frame=None)
+        self._cards[held.key] = (agent, call_id)
         session = agent.session
         if session not in self._watching:
             self._watching[session] = session.subscribe(self)
 
     def _tracked(self, agent: Agent, call_id: str) -> bool:
-        view = self.panel.service.projection(agent)
+        view = self._service.projection(agent)
         return any(row.call_id == call_id for row in view.active)
 
-    def answer(self, key: str, answer: AskUserQuestionAnswer) -> None:
-        """Send a late reply for continued card ``key``; may raise REPLY_QUEUED or BAD_ANSWER."""
+    def answer(self, key: str, answer: AskUserQuestionAnswer) -> bool:
+        """Send a late reply for continued card ``key``; whether the call still took one.
+
+        The card then says the reply is queued; a call that took none is settled or expired.
+        The seam may raise (e.g. ``BAD_ANSWER``).
+        """
         agent, call_id = self._cards[key]
-        if not self.panel.service.answer(agent, call_id, answer):
+        if not self._service.answer(agent, call_id, answer):
             self.refresh()
-            raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
-        self.panel.update_card(key, notice=REPLY_QUEUED)
+            return False
+        self._widget.update_card(key, notice=REPLY_QUEUED)
+        return True
 
     def refresh(self) -> None:
         """Settle or expire continued cards from their sessions' projections."""
         for key, (agent, call_id) in list(self._cards.items()):
-            view = self.panel.service.projection(agent)
+            view = self._service.projection(agent)
             settled = next((row for row in view.settled if row.call_id == call_id), None)
             active = any(row.call_id == call_id for row in view.active)
             if settled is not None:
                 del self._cards[key]
-                self.panel._mark(
+                self._outcomes.mark(
                     key, "answered", answer=AskUserQuestionAnswer(answers=settled.answers)
                 )
             elif not active:
                 del self._cards[key]
-                self.panel._mark(key, "expired", "This question can no longer be answered.")
-
-    def _on_loop(self, callback: Callable[[], object]) -> None:
-        loop = self.panel._loop
-        if loop is None or loop.is_closed():
-            callback()
-        else:
-            call_on_loop(loop, callback)
+                self._outcomes.mark(key, "expired", "This question can no longer be answered.")
 
     # SessionListener: sessions may be written from the agent's thread.
     def event_appended(self, session: Session, event: SessionEvent) -> None:
         if event.type in ("tool/result", "user/message", "tool/call"):
-            self._on_loop(self.refresh)
+            self._loop.call(self.refresh)
 
     def message_claimed(self, session: Session, message: UserMessage, turn: int) -> None:
         return None
@@ -107,9 +116,9 @@ class ContinuedCards:
         def reopen() -> None:
             for key, (_, known) in self._cards.items():
                 if known == call_id:
-                    self.panel.update_card(key, notice=None)
+                    self._widget.update_card(key, notice=None)
 
-        self._on_loop(reopen)
+        self._loop.call(reopen)
 
     def close(self) -> None:
         """Stop watching sessions."""

@@ -7,8 +7,8 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
-from .._clock import Clock, TimerHandle
-from .._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
+from ..._clock import Clock, TimerHandle
+from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 
 __all__ = ["TRANSCRIPT_DELAY_MS", "TextDisplay", "Transcript", "escape_markdown", "record"]
 

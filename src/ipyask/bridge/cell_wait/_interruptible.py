@@ -1,10 +1,11 @@
-"""How ipyask waits for an answer on behalf of a cell: in short slices, never spinning.
+"""Waiting that an interrupt can end: in short slices, never spinning.
 
-:func:`wait_for_job` blocks a thread on an event (the ask runs on the ipyask loop); :func:`sliced`
-awaits an ask task on the running loop. Both wake every :data:`SLICE` so that a kernel interrupt
-is noticed (SIGINT may land on any of the kernel's threads; the main thread runs Python's handler
-only when it wakes), and both can give up after :data:`PROBE_SECONDS` when no view message came
-over a subshell (ipykernel 7.0–7.3) and make the kernel read its shell socket now and then.
+:func:`block_on_job` blocks a thread on an event (the ask runs on ipyask's loop thread);
+:func:`await_in_slices` awaits an ask task on the running loop. Both wake every :data:`SLICE` so
+that a kernel interrupt is noticed (SIGINT may land on any of the kernel's threads; the main
+thread runs Python's handler only when it wakes), and both can give up after
+:data:`PROBE_SECONDS` when no view message came over a subshell and make the kernel read its
+shell socket now and then (ipykernel 7.0–7.3; see :mod:`ipyask.bridge.cell_wait`).
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from .._errors import AskCancelledError, UserQuestionError
-from ._background import Job, new_job
-from ._pump import SLICE as PUMP_SLICE
-from ._pump import Pump
-from ._subshells import ViewRoutes
-from ._unsupported import main_shell_error
+from ..._errors import AskCancelledError, UserQuestionError
+from ._blocking_unsupported import main_shell_error
+from ._ipykernel6_pump import SLICE as PUMP_SLICE
+from ._ipykernel6_pump import Pump
+from ._loop_thread import Job, new_job
+from ._subshells import SubshellProbe
 
-__all__ = ["PROBE_SECONDS", "SLICE", "cancel", "sliced", "wait_for_job"]
+__all__ = ["PROBE_SECONDS", "SLICE", "await_in_slices", "block_on_job", "cancel_ask"]
 
 T = TypeVar("T")
 
@@ -51,12 +52,12 @@ class _Every:
             self.action()
 
 
-def wait_for_job(
+def block_on_job(
     make: Callable[[], Awaitable[T]],
-    probe: ViewRoutes | None = None,
+    probe: SubshellProbe | None = None,
     nudge: Nudge | None = None,
 ) -> T:
-    """Run the ask ``make()`` on the ipyask loop and block this thread until it ends.
+    """Run the ask ``make()`` on ipyask's loop thread and block this thread until it ends.
 
     Ctrl-C / a kernel interrupt from the moment the job exists cancels it (its card is marked
     cancelled) and raises ``ASK_ABORTED``; no ``CancelledError`` reaches the caller.
@@ -88,9 +89,9 @@ def _unwind(job: Job[Any]) -> None:
     job.done.wait(UNWIND_SECONDS)
 
 
-async def sliced(
+async def await_in_slices(
     task: asyncio.Future[T],
-    probe: ViewRoutes | None = None,
+    probe: SubshellProbe | None = None,
     pump: Pump | None = None,
     running: Callable[[], bool] = lambda: True,
     nudge: Nudge | None = None,
@@ -110,15 +111,15 @@ async def sliced(
                 await pump.drain()
             unconfirmed = probe is not None and not probe.over_subshell.is_set()
             if unconfirmed and time.monotonic() >= deadline:
-                await cancel(task)
+                await cancel_ask(task)
                 raise main_shell_error("await ipyask.ask(...)", PROBE_SECONDS)
             await asyncio.wait({task}, timeout=PUMP_SLICE if pumping else SLICE)
     except asyncio.CancelledError:
-        raise await cancel(task) from None
+        raise await cancel_ask(task) from None
     return task.result()
 
 
-async def cancel(task: asyncio.Future[Any]) -> AskCancelledError:
+async def cancel_ask(task: asyncio.Future[Any]) -> AskCancelledError:
     """Cancel the ask and let it unwind (its card is marked cancelled); the error to raise."""
     task.cancel()
     await asyncio.wait({task}, timeout=UNWIND_SECONDS)

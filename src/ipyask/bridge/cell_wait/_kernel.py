@@ -1,50 +1,25 @@
-"""What the running kernel can do while a cell waits: feature detection over private APIs.
+"""The running kernel and its cells, looked up over ipykernel's private names.
 
-Every private name is looked up with ``getattr`` / ``hasattr``; when one is missing, the strategy
-that needs it is not offered and the caller raises a clear error instead. The strategies:
-
-``owned-subshell``
-    ipykernel ≥ 7.4: the panel's comm is routed (``comm._reply_subshell_for``) to a subshell the
-    kernel itself owns, whose thread handles view messages while the main thread blocks.
-``frontend-subshell``
-    ipykernel 7.0–7.3: view messages are handled while a cell waits only when the front end sends
-    them over a subshell (JupyterLab ≥ 4.4); ``_subshells.ViewRoutes`` tells from their messages.
-``pump``
-    ipykernel 6.x: the waiting call processes the kernel's message queue itself (``_pump``).
-``native``
-    Nothing to do: a cell that awaits gets comm messages (ipykernel ≥ 7.4, ``concurrent``
-    dispatch), or the kernel is not one ipyask knows.
-``unsupported``
-    A blocking wait cannot receive view messages in this kernel.
+Every private name is looked up with ``getattr`` / ``hasattr``, so these work (or answer
+``None``) on any kernel; see :mod:`ipyask.bridge.cell_wait` for what each ipykernel offers.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import threading
 from collections.abc import Callable
-from typing import Any, Literal
-
-from ._panel import QuestionPanel
-from ._pump import can_pump
+from typing import Any
 
 __all__ = [
-    "Strategy",
-    "await_strategy",
-    "blocking_strategy",
-    "can_route",
     "cell_of_ask",
     "current_kernel",
     "in_cell_task",
     "ipykernel_version",
     "on_main_thread",
     "shell_parent",
-    "subshell_manager",
     "track_cells",
 ]
-
-Strategy = Literal["owned-subshell", "frontend-subshell", "pump", "native", "unsupported"]
 
 
 def current_kernel() -> Any | None:
@@ -145,49 +120,3 @@ def shell_parent(kernel: Any) -> dict[str, Any]:
     except TypeError:  # a kernel whose get_parent takes no channel
         parent = get_parent()
     return parent if isinstance(parent, dict) else {}
-
-
-# -- features ------------------------------------------------------------------------------
-
-
-def _has_subshells(kernel: Any) -> bool:
-    return getattr(kernel, "shell_channel_thread", None) is not None
-
-
-def _dispatches_comms_concurrently(kernel: Any) -> bool:
-    dispatch = getattr(kernel, "dispatch_shell", None)
-    try:
-        return dispatch is not None and "concurrent" in inspect.signature(dispatch).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def can_route(panel: QuestionPanel) -> bool:
-    return callable(getattr(getattr(panel, "comm", None), "_reply_subshell_for", None))
-
-
-def subshell_manager(kernel: Any) -> Any | None:
-    manager = getattr(getattr(kernel, "shell_channel_thread", None), "manager", None)
-    needed = ("_create_subshell", "list_subshell")
-    if manager is None or not all(callable(getattr(manager, name, None)) for name in needed):
-        return None
-    io_loop = getattr(manager, "_shell_channel_io_loop", None)
-    return manager if callable(getattr(io_loop, "add_callback", None)) else None
-
-
-def blocking_strategy(kernel: Any, panel: QuestionPanel) -> Strategy:
-    """How a call that blocks the kernel's main thread can still receive the panel's messages."""
-    if _has_subshells(kernel):
-        if can_route(panel):
-            return "owned-subshell" if subshell_manager(kernel) is not None else "unsupported"
-        return "frontend-subshell"
-    return "pump" if can_pump(kernel) else "unsupported"
-
-
-def await_strategy(kernel: Any) -> Strategy:
-    """How a cell's top-level ``await`` can receive the panel's messages."""
-    if _dispatches_comms_concurrently(kernel):
-        return "native"
-    if _has_subshells(kernel):
-        return "frontend-subshell"
-    return "pump" if can_pump(kernel) else "native"

@@ -13,10 +13,10 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .._abort import AbortController
-from .._agents import Agent
-from .._clock import TimerHandle
-from .._service import UserQuestions
+from ..._abort import AbortController
+from ..._agents import Agent
+from ..._clock import TimerHandle
+from ..._service import UserQuestions
 
 __all__ = ["ClaimTracker"]
 

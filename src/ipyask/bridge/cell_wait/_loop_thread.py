@@ -1,4 +1,4 @@
-"""The ipyask loop: a private event loop on a daemon thread, where blocking calls run their asks.
+"""ipyask's loop thread: a private event loop on a daemon thread, where blocking calls run asks.
 
 A blocking call cannot run a coroutine on its own thread when that thread's loop is busy (a
 notebook cell runs inside the kernel's loop) or absent (plain Python). It starts a :class:`Job`
@@ -15,7 +15,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
-__all__ = ["Job", "background_loop", "new_job"]
+__all__ = ["Job", "ipyask_loop", "new_job"]
 
 T = TypeVar("T")
 
@@ -83,7 +83,7 @@ class Job(Generic[T]):
         return self._value  # type: ignore[return-value]
 
 
-def background_loop() -> asyncio.AbstractEventLoop:
+def ipyask_loop() -> asyncio.AbstractEventLoop:
     """The ipyask loop, started on first use."""
     global _loop, _thread
     with _lock:
@@ -107,7 +107,7 @@ def background_loop() -> asyncio.AbstractEventLoop:
 def new_job() -> Job[Any]:
     """A job on the ipyask loop, not started yet: keep it before :meth:`Job.start`, so that an
     interrupt arriving meanwhile can still cancel it."""
-    return Job(background_loop())
+    return Job(ipyask_loop())
 
 
 @atexit.register

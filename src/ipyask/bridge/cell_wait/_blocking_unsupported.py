@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import UserQuestionError
-from ._kernel_features import ipykernel_version
+from ..._errors import UserQuestionError
+from ._kernel import ipykernel_version
 
 __all__ = ["BlockingUnsupportedError", "main_shell_error", "unsupported_kernel"]
 

@@ -1,23 +1,38 @@
-"""One-liners on a default service and panel: ``await ipyask.ask(...)`` and ``approve(...)``.
+"""The one-liners on a default service and panel: ``ask``, ``approve`` and their ``*_blocking``
+twins, ``default_service``, ``default_panel`` and ``show_panel``.
 
 The first call in a cell shows the default panel in that cell's output; later calls in the same
 cell reuse it. Outside a Jupyter kernel no panel exists and the default service answers only
 through the answerers registered on it (``default_service().on_request(...)``), else
-``NO_PROVIDER``. ``await`` in a cell goes through :func:`ipyask.bridge._blocking.in_cell`, which
-makes it work (or fail clearly) on kernels that hold comm messages while a cell waits.
+``NO_PROVIDER``. Every call waits through :class:`~ipyask.bridge.cell_wait.CellWait`, which
+makes it work (or fail clearly) on kernels that hold comm messages while a cell waits. This
+module wires the panel (:mod:`ipyask.bridge.panel`) to the cell wait; they do not know each other.
 """
 
 from __future__ import annotations
 
+import math
+import uuid
 from collections.abc import Sequence
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from .._service import UserQuestions
-from .._vocabulary import AskUserQuestionAnswerItem, AskUserQuestionRequest
-from ._kernel_features import current_kernel
-from ._panel import QuestionPanel
+from .._agents import Agent
+from .._errors import UserQuestionError
+from .._service import MAX_TIMEOUT_MS, UserQuestions
+from .._vocabulary import AskUserQuestionAnswerItem, AskUserQuestionRequest, PendingAnswer
+from .cell_wait import CellWait, current_kernel
+from .panel import QuestionPanel
 
-__all__ = ["approve", "ask", "default_panel", "default_service", "show_panel"]
+__all__ = [
+    "approve",
+    "approve_blocking",
+    "ask",
+    "ask_blocking",
+    "default_panel",
+    "default_service",
+    "show_panel",
+]
 
 _service: UserQuestions | None = None
 _panel: QuestionPanel | None = None
@@ -75,6 +90,9 @@ def show_panel() -> QuestionPanel | None:
     return _panel
 
 
+_cell_wait = CellWait(default_panel, _show)
+
+
 def _value(item: AskUserQuestionAnswerItem, multi_select: bool) -> str | list[str] | None:
     custom = item.custom if item.custom is not None and item.custom.strip() else None
     if multi_select:
@@ -97,11 +115,9 @@ async def ask(
     Single-select: the chosen label, or the typed "Other" text, or ``None`` when skipped.
     Multi-select: the chosen labels, with typed text last (``[]`` when skipped).
     """
-    from ._blocking import in_cell
-
     item = _question_item(question, options, multi_select, header, detail)
     request = AskUserQuestionRequest.model_validate({"questions": [item]})
-    answer = await in_cell(lambda: default_service().ask(request))
+    answer = await _cell_wait.await_in_cell(lambda: default_service().ask(request))
     return _value(answer.answers[0], multi_select)
 
 
@@ -137,11 +153,9 @@ async def approve(
     The card offers Reject and Approve (allow once), and Always allow when ``always`` names a
     label for it. ``subject`` names who asks (``icon``: an https/http/data:image URL).
     """
-    from ._blocking import in_cell
-
     item = _approval_item(question, detail, subject, icon, approve, reject, always)
     request = AskUserQuestionRequest.model_validate({"questions": [item]})
-    answer = await in_cell(lambda: default_service().ask(request))
+    answer = await _cell_wait.await_in_cell(lambda: default_service().ask(request))
     return answer.answers[0].selected[0]
 
 
@@ -168,3 +182,86 @@ def _approval_item(
         "intent": intent,
     }
     return item
+
+
+# -- blocking twins ------------------------------------------------------------------------
+
+
+def ask_blocking(
+    question: str,
+    options: Sequence[str] = (),
+    *,
+    multi_select: bool = False,
+    header: str | None = None,
+    detail: str | None = None,
+    timeout: float | None = None,
+) -> str | list[str] | PendingAnswer | None:
+    """Ask one question on the default panel and block until the person answers.
+
+    Returns what :func:`ipyask.ask` returns. With ``timeout`` (seconds, > 0) the question is a
+    timed one, like ``UserQuestions.ask_timed``: a view showing the card counts down (and pauses
+    while the person takes time), and when the window runs out the call returns
+    ``PendingAnswer(call_id=...)`` and the card expires. Raises ``UserQuestionError``:
+    ``ASK_ABORTED`` on Ctrl-C or a kernel interrupt (the card is marked cancelled),
+    ``NO_PROVIDER`` outside Jupyter with no answerer registered, ``BAD_TIMEOUT``, or
+    :class:`BlockingUnsupportedError` where the kernel cannot deliver the answer meanwhile.
+    """
+    item = _question_item(question, options, multi_select, header, detail)
+    timeout_ms = _timeout_ms(timeout)
+    service = default_service()
+    if timeout_ms is None:
+        request = AskUserQuestionRequest.model_validate({"questions": [item]})
+        answer = _cell_wait.run_blocking(lambda: service.ask(request))
+    else:
+        timed = AskUserQuestionRequest.model_validate(
+            {"questions": [item], "agent": _cell_agent(service)}
+        )
+        call_id = f"cell-{uuid.uuid4().hex[:12]}"
+        result = _cell_wait.run_blocking(lambda: service.ask_timed(timed, call_id, timeout_ms))
+        if isinstance(result, PendingAnswer):
+            return result
+        answer = result
+    return _value(answer.answers[0], multi_select)
+
+
+def approve_blocking(
+    question: str,
+    *,
+    detail: str = "",
+    subject: str | None = None,
+    icon: str | None = None,
+    approve: str = "Approve",
+    reject: str = "Reject",
+    always: str | None = None,
+) -> str:
+    """:func:`ipyask.approve`, blocking: returns the chosen label (see :func:`ask_blocking`)."""
+    item = _approval_item(question, detail, subject, icon, approve, reject, always)
+    request = AskUserQuestionRequest.model_validate({"questions": [item]})
+    service = default_service()
+    answer = _cell_wait.run_blocking(lambda: service.ask(request))
+    return answer.answers[0].selected[0]
+
+
+def _timeout_ms(timeout: object) -> int | None:
+    if timeout is None:
+        return None
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+        or math.ceil(timeout * 1000) > MAX_TIMEOUT_MS
+    ):
+        raise UserQuestionError.of("BAD_TIMEOUT")
+    return math.ceil(timeout * 1000)
+
+
+_cell_agents: WeakKeyDictionary[UserQuestions, Agent] = WeakKeyDictionary()
+
+
+def _cell_agent(service: UserQuestions) -> Agent:
+    """The live agent that timed questions asked from cells belong to (one per service)."""
+    agent = _cell_agents.get(service)
+    if agent is None or not service.agents.is_live(agent):
+        agent = _cell_agents[service] = service.agents.enter(Agent("notebook-cell"))
+    return agent

@@ -2,61 +2,36 @@
 
 Every request the panel claims becomes a card in its synced state; the person's answer settles
 the request. Comm handlers may run on a subshell thread, so every view message is handled on the
-event loop (``call_soon_threadsafe``), and every settlement goes through a thread-safe
+event loop (:mod:`._answer_loop`), and every settlement goes through a thread-safe
 :class:`~ipyask.host.Settlement`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import uuid
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
 from typing import Any
 
-from .._agents import Agent
-from .._clock import call_on_loop
-from .._errors import UserQuestionError
-from .._followups import after_answer
-from .._service import UserQuestions
-from .._settlement import Settlement
-from .._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
-from .._waterfall import Next
-from ..widget import Card, QuestionWidget, ViewMessage
+from ..._agents import Agent
+from ..._errors import UserQuestionError
+from ..._followups import after_answer
+from ..._service import UserQuestions
+from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
+from ..._waterfall import Next
+from ...widget import Card, QuestionWidget, ViewMessage
+from ._answer_loop import AnswerLoop, call_on
+from ._card_outcomes import CardOutcomes
 from ._claims import ClaimTracker
-from ._routing import ViewRouter
-from ._sessions import ContinuedCards
-from ._transcript import Transcript, record
+from ._continued_cards import ContinuedCards
+from ._held_request import PASS_ON, HeldRequest, PassOn
+from ._transcript import Transcript
+from ._view_dispatch import ViewMessageDispatcher
 
-__all__ = ["QuestionPanel"]
+__all__ = ["HEARTBEAT_TIMEOUT_MS", "QuestionPanel"]
 
 HEARTBEAT_TIMEOUT_MS = 15_000
 """A view that sent no heartbeat for this long has gone: its claims are released."""
-
-
-class _Delegate:
-    """Settles a card when its panel closes: the request goes on down the waterfall."""
-
-
-_DELEGATE = _Delegate()
-
-
-@dataclass
-class Live:
-    """A request the panel holds while the person decides."""
-
-    key: str
-    request: AskUserQuestionRequest
-    settlement: Settlement[AskUserQuestionAnswer | _Delegate] = field(default_factory=Settlement)
-
-    @property
-    def agent(self) -> Agent | None:
-        return self.request.agent
-
-    @property
-    def call_id(self) -> str | None:
-        return self.request.call_id
 
 
 class QuestionPanel(QuestionWidget):
@@ -81,14 +56,14 @@ class QuestionPanel(QuestionWidget):
         super().__init__(language=language, **unknown)
         self.service = service
         self.agent = agent
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._live: dict[str, Live] = {}
+        self._answer_loop = AnswerLoop()
+        self._held: dict[str, HeldRequest] = {}
         self._closed = False
         self._transcript = Transcript(service.clock)
-        self._guard = threading.Lock()
+        self._outcomes = CardOutcomes(self, self.write_record)
         self.claims = ClaimTracker(service, self._send_frame, heartbeat_timeout_ms)
-        self.continued = ContinuedCards(self)
-        self._router = ViewRouter(self)
+        self.continued = ContinuedCards(service, self, self._outcomes, self._answer_loop)
+        self._dispatcher = ViewMessageDispatcher(self, self._held, self.claims, self.continued)
         self.on_view_message(self._receive)
         self._off = service.on_request(self._answer, agent=agent)
 
@@ -99,7 +74,7 @@ class QuestionPanel(QuestionWidget):
             return f"q-{uuid.uuid4().hex[:12]}"
         owner = request.agent.id if request.agent is not None else "-"
         key = f"{owner}:{call_id}"
-        return key if key not in self._live else f"{key}#{uuid.uuid4().hex[:6]}"
+        return key if key not in self._held else f"{key}#{uuid.uuid4().hex[:6]}"
 
     def _answer(
         self, request: AskUserQuestionRequest, next: Next
@@ -108,69 +83,57 @@ class QuestionPanel(QuestionWidget):
         # yields, so the card goes out at once; the wait for the person is the coroutine.
         if self._closed:
             return next()
-        self._loop = asyncio.get_running_loop()
+        self._answer_loop.remember_running()
         key = self._new_key(request)
         wait = "timed" if request.timed else ("indefinite" if request.call_id else "none")
         self.continued.forget(key)
         self.set_card(
             Card(key=key, call_id=request.call_id, wait=wait, questions=request.questions)
         )
-        live = Live(key, request)
-        self._live[key] = live
-        return self._settle(live, next)
+        held = HeldRequest(key, request)
+        self._held[key] = held
+        return self._settle(held, next)
 
-    async def _settle(self, live: Live, next: Next) -> AskUserQuestionAnswer:
-        key = live.key
+    async def _settle(self, held: HeldRequest, next: Next) -> AskUserQuestionAnswer:
+        key = held.key
         try:
-            outcome = await live.settlement
+            outcome = await held.settlement
         except BaseException as error:
-            self._live.pop(key, None)
+            self._held.pop(key, None)
             if isinstance(error, asyncio.CancelledError):
-                self._settled_without_answer(live)
+                self._settled_without_answer(held)
             elif isinstance(error, UserQuestionError) and error.code == "ASK_TIMED_OUT":
-                self.continued.after_timeout(live)
+                self.continued.after_timeout(held)
             elif isinstance(error, UserQuestionError):
-                self._mark(key, "cancelled", error.message)
+                self._outcomes.mark(key, "cancelled", error.message)
             raise
         finally:
             self.claims.release(key)
-        if isinstance(outcome, _Delegate):
-            self._live.pop(key, None)
+        if isinstance(outcome, PassOn):
+            self._held.pop(key, None)
             self.remove_card(key)
             return await next()
         # The agent gets the answer first; the card turns answered right after. Until then the
-        # request stays live, so a second answer is refused as ALREADY_ANSWERED.
-        after_answer(lambda: self._answered(live, outcome))
+        # request stays held, so a second answer is refused as ALREADY_ANSWERED.
+        after_answer(lambda: self._answered(held, outcome))
         return outcome
 
-    def _answered(self, live: Live, answer: AskUserQuestionAnswer) -> None:
-        if self._live.get(live.key) is live:
-            del self._live[live.key]
-        self._mark(live.key, "answered", answer=answer)
+    def _answered(self, held: HeldRequest, answer: AskUserQuestionAnswer) -> None:
+        if self._held.get(held.key) is held:
+            del self._held[held.key]
+        self._outcomes.mark(held.key, "answered", answer=answer)
 
-    def _settled_without_answer(self, live: Live) -> None:
-        signal = live.request.signal
+    def _settled_without_answer(self, held: HeldRequest) -> None:
+        signal = held.request.signal
         reason = signal.reason if signal is not None and signal.aborted else None
         if isinstance(reason, UserQuestionError) and reason.code == "ASK_TIMED_OUT":
-            self.continued.after_timeout(live)
+            self.continued.after_timeout(held)
         elif not self._closed:
-            self._mark(live.key, "cancelled", "The agent stopped waiting for this question.")
+            self._outcomes.mark(
+                held.key, "cancelled", "The agent stopped waiting for this question."
+            )
 
-    # -- card outcomes -----------------------------------------------------------------------
-    def _mark(
-        self,
-        key: str,
-        status: str,
-        notice: str | None = None,
-        answer: AskUserQuestionAnswer | None = None,
-    ) -> None:
-        try:
-            card = self.update_card(key, status=status, notice=notice, answer=answer)  # type: ignore[arg-type]
-        except KeyError:
-            return
-        outcome = {"answered": "Answered", "cancelled": "Cancelled", "expired": "Expired"}
-        self.write_record(record(card.questions, outcome.get(status, status), answer, card.call_id))
-
+    # -- the transcript ----------------------------------------------------------------------
     def write_record(self, markdown: str) -> None:
         """Append a Markdown record to the transcript shown under the panel (shortly)."""
         self._transcript.add(markdown)
@@ -189,23 +152,20 @@ class QuestionPanel(QuestionWidget):
         self._transcript.show()
 
     def _send_frame(self, key: str, remaining_ms: int) -> None:
-        if key in self._live and not self._closed:
+        if key in self._held and not self._closed:
             self.send_frame(key, remaining_ms)
 
-    def live(self, key: str) -> Live | None:
+    def live(self, key: str) -> HeldRequest | None:
         """The request behind pending card ``key``."""
-        return self._live.get(key)
+        return self._held.get(key)
 
     # -- view messages -----------------------------------------------------------------------
     def _receive(self, message: ViewMessage) -> None:
         # Possibly on a subshell thread: handle on the loop that awaits the card (an agent may run
         # its own loop on a worker thread), else on the loop the panel last answered on.
-        live = self._live.get(getattr(message, "key", ""))
-        loop = live.settlement.loop if live is not None else self._loop
-        if loop is None or loop.is_closed():
-            self._router.handle(message)
-        else:
-            call_on_loop(loop, lambda: self._router.handle(message))
+        held = self._held.get(getattr(message, "key", ""))
+        loop = held.settlement.loop if held is not None else self._answer_loop.current
+        call_on(loop, lambda: self._dispatcher.handle(message))
 
     # -- lifetime ----------------------------------------------------------------------------
     @property
@@ -220,7 +180,7 @@ class QuestionPanel(QuestionWidget):
             self._off()
             self.claims.close()
             self.continued.close()
-            for live in list(self._live.values()):
-                live.settlement.resolve(_DELEGATE)
+            for held in list(self._held.values()):
+                held.settlement.resolve(PASS_ON)
             self._transcript.flush()
         super().close()

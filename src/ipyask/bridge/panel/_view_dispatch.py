@@ -1,31 +1,32 @@
-"""Routes validated view messages to the held requests, continued cards and claims.
+"""Dispatches validated view messages to the held requests, continued cards and claims.
 
 Runs on the event loop. A message that cannot act (unknown or settled card, forged or duplicate
 answer, wrong kind of card) changes nothing and gets an ``error`` reply to the view that sent it;
-no exception leaves :meth:`ViewRouter.handle`.
+no exception leaves :meth:`ViewMessageDispatcher.handle`.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
-from .._errors import HarnessError, UserQuestionError
-from ..widget import (
+from ..._errors import HarnessError, UserQuestionError
+from ...widget import (
     AnswerMessage,
     CancelMessage,
     ClaimMessage,
     HeartbeatMessage,
+    QuestionWidget,
     ReleaseMessage,
     TimedOutMessage,
     ViewMessage,
 )
-from ._validate import batch_problem
+from ._answer_checks import batch_problem
+from ._claims import ClaimTracker
+from ._continued_cards import ContinuedCards
+from ._held_request import HeldRequest
 
-if TYPE_CHECKING:
-    from ._panel import Live, QuestionPanel
-
-__all__ = ["Refused", "ViewRouter"]
+__all__ = ["Refused", "ViewMessageDispatcher"]
 
 log = logging.getLogger("ipyask")
 
@@ -38,11 +39,24 @@ class Refused(Exception):
         self.code = code
 
 
-class ViewRouter:
-    """Acts on view messages for one panel."""
+class ViewMessageDispatcher:
+    """Acts on the view messages of one panel.
 
-    def __init__(self, panel: QuestionPanel) -> None:
-        self.panel = panel
+    ``widget`` is the panel (its cards, and errors to its views); ``held`` its pending requests
+    by card key; ``claims`` and ``continued`` its claim tracker and continued cards.
+    """
+
+    def __init__(
+        self,
+        widget: QuestionWidget,
+        held: Mapping[str, HeldRequest],
+        claims: ClaimTracker,
+        continued: ContinuedCards,
+    ) -> None:
+        self._widget = widget
+        self._held = held
+        self._claims = claims
+        self._continued = continued
 
     def handle(self, message: ViewMessage) -> None:
         """Act on ``message``; refusals and failures are reported to its view."""
@@ -59,59 +73,58 @@ class ViewRouter:
 
     def _reply(self, code: str, text: str, key: str | None, view_id: str) -> None:
         try:
-            self.panel.send_error(code, text, key=key, view_id=view_id)
+            self._widget.send_error(code, text, key=key, view_id=view_id)
         except Exception:
             log.exception("ipyask: could not send an error to the view")
 
     def _dispatch(self, message: ViewMessage) -> None:
-        panel = self.panel
         if isinstance(message, HeartbeatMessage):
-            panel.claims.heartbeat(message.view_id, message.keys)
+            self._claims.heartbeat(message.view_id, message.keys)
         elif isinstance(message, ReleaseMessage):
-            panel.claims.release(message.key, message.view_id)
+            self._claims.release(message.key, message.view_id)
         elif isinstance(message, AnswerMessage):
             self._answer(message)
         elif isinstance(message, CancelMessage):
-            live = self._live(message.key)
-            if live.call_id is not None:
+            held = self._pending(message.key)
+            if held.call_id is not None:
                 raise Refused("KEYED_CARD", "a card with a call id is hidden, not cancelled")
-            live.settlement.reject(UserQuestionError.of("ASK_CANCELLED"))
+            held.settlement.reject(UserQuestionError.of("ASK_CANCELLED"))
         elif isinstance(message, ClaimMessage):
-            live = self._timed(message.key)
-            assert live.agent is not None and live.call_id is not None  # a timed wait has both
-            panel.claims.claim(message.key, message.view_id, live.agent, live.call_id)
+            held = self._timed(message.key)
+            assert held.agent is not None and held.call_id is not None  # a timed wait has both
+            self._claims.claim(message.key, message.view_id, held.agent, held.call_id)
         elif isinstance(message, TimedOutMessage):
             self._timed(message.key).settlement.reject(UserQuestionError.of("ASK_TIMED_OUT"))
 
-    def _live(self, key: str) -> Live:
-        live = self.panel.live(key)
-        if live is not None:
-            return live
+    def _pending(self, key: str) -> HeldRequest:
+        held = self._held.get(key)
+        if held is not None:
+            return held
         try:
-            card = self.panel.get_card(key)
+            card = self._widget.get_card(key)
         except KeyError:
             raise Refused("UNKNOWN_CARD", f"there is no question card {key!r}") from None
         raise Refused("NOT_PENDING", f"this question is {card.status}; it no longer takes that")
 
-    def _timed(self, key: str) -> Live:
-        live = self._live(key)
-        if not live.request.timed:
+    def _timed(self, key: str) -> HeldRequest:
+        held = self._pending(key)
+        if not held.request.timed:
             raise Refused("NOT_TIMED", "this question has no countdown")
-        return live
+        return held
 
     def _answer(self, message: AnswerMessage) -> None:
-        panel = self.panel
-        if panel.continued.holds(message.key):
-            card = panel.get_card(message.key)
+        if self._continued.holds(message.key):
+            card = self._widget.get_card(message.key)
             problem = batch_problem(card, message.answer)
             if problem is not None:
                 raise Refused("BAD_ANSWER", problem)
-            panel.continued.answer(message.key, message.answer)
+            if not self._continued.answer(message.key, message.answer):
+                raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
             return
-        live = self._live(message.key)
-        card = panel.get_card(message.key)
+        held = self._pending(message.key)
+        card = self._widget.get_card(message.key)
         problem = batch_problem(card, message.answer)
         if problem is not None:
             raise Refused("BAD_ANSWER", problem)
-        if not live.settlement.resolve(message.answer):
+        if not held.settlement.resolve(message.answer):
             raise Refused("ALREADY_ANSWERED", "this question was already answered")

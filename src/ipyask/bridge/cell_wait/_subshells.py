@@ -1,8 +1,9 @@
-"""Subshells: routing the panel to one the kernel owns (ipykernel ≥ 7.4), telling whether the
-front end sends over them and keeping the shell socket read (ipykernel 7.0–7.3).
+"""Subshells (ipykernel 7): routing the panel to one the kernel owns (≥ 7.4), telling whether
+the front end sends over them and keeping the shell socket read (7.0–7.3).
 
 Private ipykernel names are looked up with ``getattr`` / ``hasattr``; callers fall back to a clear
-error when a function here reports that it cannot help.
+error when a function here reports that it cannot help. Which kernel needs what is told once, in
+:mod:`ipyask.bridge.cell_wait`.
 """
 
 from __future__ import annotations
@@ -10,17 +11,36 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from weakref import WeakKeyDictionary
 
-from ..widget import ViewMessage
-from ._kernel_features import can_route, current_kernel, shell_parent, subshell_manager
-from ._panel import QuestionPanel
+from ...widget import ViewMessage
+from ._kernel import current_kernel, shell_parent
 
-__all__ = ["ViewRoutes", "route_to_owned_subshell", "shell_unsticker", "watch"]
+__all__ = [
+    "PanelComm",
+    "SubshellProbe",
+    "can_route",
+    "probe_of",
+    "route_to_owned_subshell",
+    "shell_unsticker",
+    "subshell_manager",
+]
 
 CREATE_TIMEOUT = 5.0
 """Seconds the shell channel thread has to create the kernel-owned subshell."""
+
+
+class PanelComm(Protocol):
+    """What the cell wait needs of the question panel: its comm and its view messages.
+
+    ``comm`` is the widget's comm (routed to a subshell where the kernel allows it);
+    ``on_view_message`` registers a callback for every view message.
+    """
+
+    comm: Any
+
+    def on_view_message(self, callback: Callable[[ViewMessage], object]) -> None: ...
 
 
 def shell_unsticker(kernel: Any) -> Callable[[], None] | None:
@@ -51,6 +71,22 @@ def shell_unsticker(kernel: Any) -> Callable[[], None] | None:
 
 # -- ipykernel >= 7.4: a kernel-owned subshell ---------------------------------------------
 
+
+def can_route(panel: PanelComm) -> bool:
+    """Whether the panel's comm can be routed to a subshell (``comm._reply_subshell_for``)."""
+    return callable(getattr(getattr(panel, "comm", None), "_reply_subshell_for", None))
+
+
+def subshell_manager(kernel: Any) -> Any | None:
+    """The kernel's subshell manager, when it has what creating a subshell needs."""
+    manager = getattr(getattr(kernel, "shell_channel_thread", None), "manager", None)
+    needed = ("_create_subshell", "list_subshell")
+    if manager is None or not all(callable(getattr(manager, name, None)) for name in needed):
+        return None
+    io_loop = getattr(manager, "_shell_channel_io_loop", None)
+    return manager if callable(getattr(io_loop, "add_callback", None)) else None
+
+
 _owned: dict[int, str] = {}
 
 
@@ -76,11 +112,11 @@ def _owned_subshell(manager: Any) -> str | None:
     return box[0]
 
 
-def route_to_owned_subshell(kernel: Any, panel: QuestionPanel) -> bool:
+def route_to_owned_subshell(kernel: Any, panel: PanelComm) -> bool:
     """Route the panel's view messages to the kernel-owned subshell; whether that worked.
 
     The route stays: later messages (an ``await`` in a cell, an agent task) are handled on the
-    subshell thread too, which the panel supports (it hands them to the waiting loop).
+    subshell thread too, which the panel supports (it hands them to the loop it answers on).
     """
     manager = subshell_manager(kernel)
     if manager is None or not can_route(panel) or _owned_subshell(manager) is None:
@@ -97,8 +133,8 @@ def route_to_owned_subshell(kernel: Any, panel: QuestionPanel) -> bool:
 # -- ipykernel 7.0-7.3: which way do the views' messages come? ----------------------------
 
 
-class ViewRoutes:
-    """Records how the views' messages of one panel reached the kernel.
+class SubshellProbe:
+    """Records over which shell the view messages of one panel reached the kernel.
 
     ``last`` is ``"subshell"`` when the latest view message carried a ``subshell_id`` (JupyterLab
     ≥ 4.4 sends comms over subshells), ``"main"`` when it came on the main shell, ``None`` before
@@ -119,15 +155,15 @@ class ViewRoutes:
             self.over_subshell.set()
 
 
-_watches: WeakKeyDictionary[QuestionPanel, ViewRoutes] = WeakKeyDictionary()
-_watch_lock = threading.Lock()
+_probes: WeakKeyDictionary[PanelComm, SubshellProbe] = WeakKeyDictionary()
+_probe_lock = threading.Lock()
 
 
-def watch(panel: QuestionPanel) -> ViewRoutes:
-    """The :class:`ViewRoutes` of ``panel`` (recording from now on)."""
-    with _watch_lock:
-        routes = _watches.get(panel)
-        if routes is None:
-            routes = _watches[panel] = ViewRoutes()
-            panel.on_view_message(routes)
-        return routes
+def probe_of(panel: PanelComm) -> SubshellProbe:
+    """The :class:`SubshellProbe` of ``panel`` (recording from now on)."""
+    with _probe_lock:
+        probe = _probes.get(panel)
+        if probe is None:
+            probe = _probes[panel] = SubshellProbe()
+            panel.on_view_message(probe)
+        return probe

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
-from ..widget._cards import ApprovalPresentation, Card, present
+from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
+from ...widget._cards import ApprovalPresentation, Card, present
 
 __all__ = ["batch_problem"]
 

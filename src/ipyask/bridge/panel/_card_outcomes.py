@@ -1,0 +1,46 @@
+"""``CardOutcomes``: gives a card its final status and writes its record to the transcript."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from ..._vocabulary import AskUserQuestionAnswer
+from ...widget import QuestionWidget
+from ._transcript import record
+
+__all__ = ["CardOutcomes", "Outcome"]
+
+Outcome = Literal["answered", "cancelled", "expired"]
+"""The final status of a card."""
+
+_TITLES: dict[Outcome, str] = {
+    "answered": "Answered",
+    "cancelled": "Cancelled",
+    "expired": "Expired",
+}
+
+
+class CardOutcomes:
+    """Marks the cards of ``widget`` answered, cancelled or expired, one record each.
+
+    ``write_record`` appends a Markdown record to the transcript shown under the panel.
+    """
+
+    def __init__(self, widget: QuestionWidget, write_record: Callable[[str], None]) -> None:
+        self._widget = widget
+        self._write_record = write_record
+
+    def mark(
+        self,
+        key: str,
+        status: Outcome,
+        notice: str | None = None,
+        answer: AskUserQuestionAnswer | None = None,
+    ) -> None:
+        """Give card ``key`` its final ``status`` and record it (nothing if the card is gone)."""
+        try:
+            card = self._widget.update_card(key, status=status, notice=notice, answer=answer)
+        except KeyError:
+            return
+        self._write_record(record(card.questions, _TITLES[status], answer, card.call_id))

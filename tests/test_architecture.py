@@ -1,0 +1,164 @@
+"""The package's shape: no import cycles, the bridge's two rooms apart (see also test_public_api).
+
+Import rule of these tests: every import of an ``ipyask`` module counts, relative or absolute
+(``import ipyask.x``, ``from ipyask.x import y``, ``from ..x import y``), wherever it appears: at
+module level, inside a function, under ``if TYPE_CHECKING:``. A lazy or type-only import is still
+an arrow a reader has to follow, so a cycle through one is a cycle. ``from package import name``
+points at the module ``package.name`` when there is one, else at ``package``; the parent
+packages Python imports on the way are not counted (``ipyask/__init__`` imports everything).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import ipyask
+
+PACKAGE = Path(ipyask.__file__).parent
+BRIDGE_ROOMS = ("ipyask.bridge.panel", "ipyask.bridge.cell_wait")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _target(name: str, modules: set[str]) -> str | None:
+    """The module ``name`` refers to (itself, or the closest package holding it)."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(module: str, source: str, is_package: bool, modules: set[str]) -> set[str]:
+    """Every ``ipyask`` module in ``modules`` that ``module`` imports (see the rule above)."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                above = ".".join(parts[: len(parts) - node.level + 1])
+                base = f"{above}.{base}" if base else above
+            names = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                for alias in node.names
+            ]
+        else:
+            continue
+        for name in names:
+            target = _target(name, modules) if name.split(".")[0] == "ipyask" else None
+            if target is not None and target != module:
+                found.add(target)
+    return found
+
+
+GRAPH = {
+    module: sorted(
+        _imports(module, path.read_text(encoding="utf-8"), path.name == "__init__.py", set(MODULES))
+    )
+    for module, path in MODULES.items()
+}
+
+
+def _cycles(graph: dict[str, list[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for successor in graph.get(node, []):
+            if successor not in index:
+                visit(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_import_graph_has_no_cycles() -> None:
+    assert _cycles(GRAPH) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_relative_lazy_and_type_only_imports_count() -> None:
+    source = """
+import ipyask.a
+from ipyask import b
+from .c import name
+from ..d.e import name
+from . import f, name
+
+def later():
+    from ipyask.g import name
+
+if TYPE_CHECKING:
+    from .h import Name
+"""
+    known = {"ipyask", *(f"ipyask.p.{m}" for m in "cfh"), "ipyask.p", "ipyask.d.e"}
+    known |= {"ipyask.a", "ipyask.b", "ipyask.d", "ipyask.g"}
+    found = _imports("ipyask.p.m", source, False, known)
+    expected = {"a", "b", "p.c", "d.e", "p.f", "p", "g", "p.h"}
+    assert found == {f"ipyask.{m}" for m in expected}
+
+
+@pytest.mark.parametrize("room", BRIDGE_ROOMS)
+def test_each_bridge_room_imports_nothing_else_of_the_bridge(room: str) -> None:
+    """The panel and the cell wait do not import each other, nor the one-liners that wire them."""
+    outside = {
+        (module, target)
+        for module, targets in GRAPH.items()
+        if module == room or module.startswith(f"{room}.")
+        for target in targets
+        if target.startswith("ipyask.bridge")
+        and not (target == room or target.startswith(f"{room}."))
+    }
+    assert outside == set()
+
+
+def test_ipyask_takes_the_bridge_api_from_the_bridge() -> None:
+    import ipyask.bridge
+
+    for name in ipyask.bridge.__all__:
+        assert getattr(ipyask, name) is getattr(ipyask.bridge, name)
+    assert [m for m in GRAPH["ipyask"] if m.startswith("ipyask.bridge")] == ["ipyask.bridge"]
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith("ipyask.bridge.")))
+def test_every_bridge_module_names_what_it_exports(name: str) -> None:
+    module = importlib.import_module(name)
+    assert all(hasattr(module, attr) for attr in module.__all__)
