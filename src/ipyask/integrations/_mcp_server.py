@@ -25,10 +25,44 @@ from mcp.server import Server, ServerRequestContext
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._agents import Agent
+from .._decisions import tool_decision
+from .._errors import UserQuestionError
+from .._rich_questions import tool_approval_question
 from .._service import UserQuestions
 from .._tool import AskUserQuestionTool, ToolResult
+from .._vocabulary import AskUserQuestionItem, AskUserQuestionRequest
 
-__all__ = ["WAITING_MESSAGE", "NotebookMCPServer"]
+__all__ = ["APPROVE_TOOL_CALL", "WAITING_MESSAGE", "NotebookMCPServer"]
+
+APPROVE_TOOL_CALL = "approve_tool_call"
+"""The name of the tool-approval tool."""
+_DEFAULT_DECISIONS = ("approve", "edit", "reject")
+_DECISION_KINDS = ["approve", "always", "edit", "reject", "respond"]
+_APPROVE_DESCRIPTION = (
+    "Ask the person in the notebook whether a tool call may run. They may approve it, edit its "
+    "arguments, reject it with a reason, or (when offered) always allow it or respond instead. "
+    "The result is {kind, arguments, message}: run the tool with `arguments` only when kind is "
+    "approve, always or edit; for reject, `message` is their reason; for respond, `message` "
+    "stands in for the tool's result."
+)
+_APPROVE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "The tool's name."},
+        "arguments": {"type": "object", "description": "The arguments the call would use."},
+        "description": {"type": "string", "description": "What the tool does (Markdown)."},
+        "input_schema": {
+            "type": "object",
+            "description": "The tool's JSON Schema of its arguments; edits must fit it.",
+        },
+        "decisions": {
+            "type": "array",
+            "items": {"type": "string", "enum": _DECISION_KINDS},
+            "description": "The decisions to offer (default: approve, edit, reject).",
+        },
+    },
+    "required": ["name", "arguments"],
+}
 
 WAITING_MESSAGE = "Waiting for the person's answer in the notebook"
 """The message of the progress notifications sent while a question waits."""
@@ -111,6 +145,14 @@ class NotebookMCPServer:
                 input_schema=self._ask_tool.definition.parameters,
             ),
             self._ask,
+        )
+        self.add_tool(
+            types.Tool(
+                name=APPROVE_TOOL_CALL,
+                description=_APPROVE_DESCRIPTION,
+                input_schema=_APPROVE_SCHEMA,
+            ),
+            self._approve,
         )
         self._mcp = Server(name, on_list_tools=self._list_tools, on_call_tool=self._call_tool)
         self._socket = socket.socket(_family(host), socket.SOCK_STREAM)
@@ -214,6 +256,37 @@ class NotebookMCPServer:
 
     async def _ask(self, arguments: Mapping[str, Any], call_id: str) -> ToolResult:
         return await self._ask_tool.execute(arguments, call_id=call_id, agent=self.agent)
+
+    async def _approve(self, arguments: Mapping[str, Any], call_id: str) -> ToolResult:
+        try:
+            item = _approval_question(arguments)
+            request = AskUserQuestionRequest(questions=[item], agent=self.agent)
+            answer = await self.service.ask(request)
+            decision = tool_decision(item, answer.answers[0])
+        except (ValueError, TypeError, UserQuestionError) as error:  # pydantic's too
+            return ToolResult(content=f"Error: {error}", is_error=True)
+        value = decision.model_dump(mode="json")
+        return ToolResult(content=json.dumps(value, ensure_ascii=False), value=value)
+
+
+def _approval_question(arguments: Mapping[str, Any]) -> AskUserQuestionItem:
+    name, tool_arguments = arguments.get("name"), arguments.get("arguments", {})
+    if not isinstance(name, str) or not name:
+        raise ValueError("name must be the tool's name")
+    if not isinstance(tool_arguments, dict):
+        raise ValueError("arguments must be an object")
+    schema = arguments.get("input_schema")
+    description = arguments.get("description")
+    decisions = arguments.get("decisions", list(_DEFAULT_DECISIONS))
+    if schema is not None and not isinstance(schema, dict):
+        raise ValueError("input_schema must be an object")
+    if description is not None and not isinstance(description, str):
+        raise ValueError("description must be a string")
+    if not isinstance(decisions, list):
+        raise ValueError("decisions must be an array")
+    return tool_approval_question(
+        name, tool_arguments, schema=schema, decisions=decisions, description=description
+    )
 
 
 def _family(host: str) -> socket.AddressFamily:

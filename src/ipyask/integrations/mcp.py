@@ -1,9 +1,9 @@
 """MCP (the Model Context Protocol's Python SDK): the notebook as the person an MCP server
-elicits from, and as an MCP server other processes ask.
+elicits from, and as an MCP server that other processes ask.
 
-- :func:`elicitation_callback` for a client session (``elicitation_callback=``): form-mode
-  requests become form cards; URL-mode requests become a consent card that shows the URL's
-  host and never opens the URL itself.
+- :func:`elicitation_callback` for a client (``mcp.Client(..., elicitation_callback=...)``):
+  form-mode requests become form cards; URL-mode requests become a consent card that shows the
+  URL's host and never opens the URL itself.
 - :func:`serve` runs, inside the kernel's event loop, an MCP server (streamable HTTP) whose
   ``ask_user_question`` and ``approve_tool_call`` tools reach the person as cards.
 
@@ -12,19 +12,38 @@ Needs the ``ipyask[mcp]`` extra.
 
 from __future__ import annotations
 
-try:
-    import mcp as _mcp  # noqa: F401 (the check that the extra is installed)
-except ImportError as error:  # pragma: no cover - exercised by simulating the missing module
-    raise ImportError(
-        "ipyask.integrations.mcp needs the MCP Python SDK, which is not installed: "
-        "pip install 'ipyask[mcp]'"
-    ) from error
+from typing import TYPE_CHECKING
 
-from .._service import UserQuestions
-from ._asking import chosen_service
+try:
+    import mcp as _mcp  # noqa: F401 (fails early, naming the extra)
+except ImportError as _missing:
+    raise ImportError(
+        "ipyask.integrations.mcp needs the MCP Python SDK (mcp), which is not installed: "
+        "pip install 'ipyask[mcp]'"
+    ) from _missing
+
+from . import _asking
+from ._mcp_elicitation import make_elicitation_callback
 from ._mcp_server import NotebookMCPServer
 
-__all__ = ["NotebookMCPServer", "serve"]
+if TYPE_CHECKING:
+    from mcp.client.session import ElicitationFnT
+
+    from .._service import UserQuestions
+
+__all__ = ["NotebookMCPServer", "elicitation_callback", "serve"]
+
+
+def elicitation_callback(*, service: UserQuestions | None = None) -> ElicitationFnT:
+    """The ``elicitation_callback`` for an MCP client: each elicitation becomes a card.
+
+    Form mode: a form card from ``requestedSchema`` whose question is the elicitation's
+    ``message``; Submit returns ``accept`` with the validated values, Decline ``decline``,
+    Cancel (or skipping) ``cancel``. A schema outside the elicitation subset is answered with an
+    ``INVALID_PARAMS`` error, asking nothing. URL mode: a consent card showing the URL's host;
+    the URL is never opened by ipyask. ``service=None`` asks on the default service and panel.
+    """
+    return make_elicitation_callback(service)
 
 
 async def serve(
@@ -41,10 +60,14 @@ async def serve(
     when ``token`` is not given); others are refused with 401/403 before anything is asked.
     ``port=0`` picks a free port. While a question waits, MCP progress notifications go out
     every ``progress_every`` seconds. ``service=None`` asks on the default service, its panel
-    shown in the running cell. Stop it with ``await server.aclose()``.
+    shown in the running cell. Stop it with ``await server.aclose()`` (the port is freed).
     """
     server = NotebookMCPServer(
-        chosen_service(service), host=host, port=port, token=token, progress_every=progress_every
+        _asking.chosen_service(service),
+        host=host,
+        port=port,
+        token=token,
+        progress_every=progress_every,
     )
     await server.start()
     return server

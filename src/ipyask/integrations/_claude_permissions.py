@@ -1,0 +1,147 @@
+"""The Claude Agent SDK's permission prompts as ipyask questions, and the answers as
+permission results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claude_agent_sdk.types import (
+    CanUseTool,
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+
+from .._decisions import DecisionKind, tool_decision
+from .._rich_questions import tool_approval_question
+from .._service import UserQuestions
+from .._vocabulary import (
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+)
+from ._asking import ask
+from ._markdown_text import code_span, literal
+
+__all__ = ["ASK_USER_QUESTION", "DEFAULT_DENIAL", "make_can_use_tool"]
+
+ASK_USER_QUESTION = "AskUserQuestion"
+"""The Claude Code tool whose questions are asked as they are, not approved."""
+DEFAULT_DENIAL = "The user rejected this tool call."
+"""The denial message when the person gives no reason."""
+
+
+def make_can_use_tool(service: UserQuestions | None) -> CanUseTool:
+    """The callback; see :func:`ipyask.integrations.claude.can_use_tool`."""
+
+    async def can_use_tool(
+        tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        if tool_name == ASK_USER_QUESTION and isinstance(tool_input.get("questions"), list):
+            return await _ask_user_question(tool_input, service)
+        return await _approve(tool_name, tool_input, context, service)
+
+    return can_use_tool
+
+
+# -- AskUserQuestion -----------------------------------------------------------------------
+
+
+async def _ask_user_question(
+    tool_input: dict[str, Any], service: UserQuestions | None
+) -> PermissionResult:
+    questions: list[Any] = tool_input["questions"]
+    items = [_question(index, raw) for index, raw in enumerate(questions)]
+    answer = await ask(AskUserQuestionRequest(questions=items), service)
+    by_id = {item.id: item for item in answer.answers}
+    answers: dict[str, str] = {}
+    for item in items:
+        text = _answer_text(by_id[item.id], bool(item.multi_select))
+        if text is not None:
+            answers[item.question] = text
+    return PermissionResultAllow(updated_input={"questions": questions, "answers": answers})
+
+
+def _question(index: int, raw: Any) -> AskUserQuestionItem:
+    """One Claude question as an ipyask question: the vocabularies match field for field."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("question"), str):
+        raise ValueError(f"AskUserQuestion questions[{index}] has no question text")
+    options = [
+        AskUserQuestionOption(
+            label=str(option["label"]),
+            description=option.get("description") if isinstance(option, dict) else None,
+        )
+        for option in raw.get("options") or []
+        if isinstance(option, dict) and "label" in option
+    ]
+    header = raw.get("header")
+    return AskUserQuestionItem(
+        id=f"q{index + 1}",
+        question=raw["question"],
+        header=header if isinstance(header, str) and header else None,
+        options=options or None,
+        multi_select=bool(raw.get("multiSelect")),
+    )
+
+
+def _answer_text(item: AskUserQuestionAnswerItem, multi_select: bool) -> str | None:
+    """The answer as the SDK's CLI writes it: a label, labels joined with ", ", or the text
+    typed under "Other" (after the labels of a multi-select); ``None`` when skipped."""
+    typed = item.custom.strip() if item.custom is not None and item.custom.strip() else None
+    if multi_select:
+        parts = [*item.selected, *([typed] if typed is not None else [])]
+        return ", ".join(parts) if parts else None
+    if typed is not None:
+        return typed
+    return item.selected[0] if item.selected else None
+
+
+# -- every other tool ----------------------------------------------------------------------
+
+
+async def _approve(
+    tool_name: str,
+    tool_input: dict[str, Any],
+    context: ToolPermissionContext,
+    service: UserQuestions | None,
+) -> PermissionResult:
+    # A persistent grant exists only as the prompt's suggestions: no suggestions, no offer.
+    decisions: list[DecisionKind] = ["approve", "edit", "reject"]
+    if context.suggestions:
+        decisions.insert(1, "always")
+    item = tool_approval_question(
+        tool_name,
+        tool_input,
+        decisions=decisions,
+        description=_detail(context),
+        question_id="permission",
+    )
+    item = item.model_copy(update={"question": _prompt(tool_name, context)})
+    answer = await ask(AskUserQuestionRequest(questions=[item]), service)
+    decision = tool_decision(item, answer.answers[0])
+    if decision.kind == "approve":
+        return PermissionResultAllow()
+    if decision.kind == "edit":
+        return PermissionResultAllow(updated_input=decision.arguments)
+    if decision.kind == "always":
+        return PermissionResultAllow(updated_permissions=list(context.suggestions))
+    return PermissionResultDeny(message=decision.message or DEFAULT_DENIAL)
+
+
+def _prompt(tool_name: str, context: ToolPermissionContext) -> str:
+    if context.title:
+        return context.title
+    return f"Allow {context.display_name or tool_name}?"
+
+
+def _detail(context: ToolPermissionContext) -> str | None:
+    lines = []
+    if context.description:
+        lines.append(literal(context.description))
+    if context.decision_reason:
+        lines.append(f"Why this is asked: {literal(context.decision_reason)}")
+    if context.blocked_path:
+        lines.append(f"Blocked path: {code_span(context.blocked_path)}")
+    return "\n\n".join(lines) if lines else None
