@@ -1,0 +1,185 @@
+"""MCP elicitation reaches the person as cards, under both protocols the client SDK speaks."""
+
+from __future__ import annotations
+
+import json
+import webbrowser
+from typing import Any
+
+import mcp
+import pytest
+
+import ipyask
+from ipyask.integrations.mcp import elicitation_callback
+from ipyask.testing import Cancel, Decline, ScriptedAnswerer
+
+from ._mcp_servers import BOOKING, Booking, booking_server
+
+# "legacy": the server sends elicitation/create over the session; "auto" (the SDK's default)
+# negotiates the newer protocol, where the call returns "input required" and is retried.
+MODES = ["legacy", "auto"]
+
+
+async def call(service: ipyask.UserQuestions, mode: str, tool: str) -> str:
+    async with mcp.Client(
+        booking_server(), mode=mode, elicitation_callback=elicitation_callback(service=service)
+    ) as client:
+        result = await client.call_tool(tool, {})
+    assert not result.is_error, result
+    (content,) = result.content
+    assert isinstance(content, mcp.types.TextContent)
+    return content.text
+
+
+def scripted(reply: Any) -> tuple[ipyask.UserQuestions, ScriptedAnswerer]:
+    service = ipyask.UserQuestions()
+    answerer = ScriptedAnswerer({BOOKING: reply, "elicitation": reply}, delegate_unknown=False)
+    answerer.register(service)
+    return service, answerer
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_form_elicitation_is_a_form_card_accepted_with_values(mode: str) -> None:
+    service, answerer = scripted({"date": "2026-12-24", "guests": 4})
+    assert await call(service, mode, "book") == (
+        'accept {"date":"2026-12-24","guests":4,"terrace":false}'
+    )
+    (request,) = answerer.requests
+    (question,) = request.questions
+    assert question.question == BOOKING
+    assert isinstance(question.intent, ipyask.FormIntent)
+    schema = question.intent.requested_schema
+    assert schema["properties"]["guests"]["maximum"] == 12
+    assert set(schema["required"]) == {"date", "guests"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("reply", "action"), [(Decline(), "decline"), (Cancel(), "cancel")])
+async def test_decline_and_cancel_are_the_protocols_own_actions(
+    mode: str, reply: Any, action: str
+) -> None:
+    service, _ = scripted(reply)
+    assert await call(service, mode, "book") == action
+
+
+async def test_values_outside_the_schema_never_reach_the_server() -> None:
+    service = ipyask.UserQuestions()
+
+    async def careless(request: ipyask.AskUserQuestionRequest, next: ipyask.Next) -> Any:
+        values = json.dumps({"date": "2026-12-24", "guests": 40})
+        return {"answers": [{"id": "elicitation", "selected": ["Submit"], "custom": values}]}
+
+    service.on_request(careless)
+    params = mcp.types.ElicitRequestFormParams(
+        message=BOOKING, requested_schema=Booking.model_json_schema()
+    )
+    with pytest.raises(ipyask.BadAnswerError, match="guests"):
+        await elicitation_callback(service=service)(None, params)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("label", "action"), [("Continue", "accept"), ("Decline", "decline"), ("Cancel", "cancel")]
+)
+async def test_a_url_elicitation_is_a_consent_card_that_never_opens_the_url(
+    label: str, action: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url))
+    service, answerer = scripted(label)
+    assert await call(service, "legacy", "connect_account") == action
+    (question,) = answerer.requests[0].questions
+    assert question.question == "Authorize access to your calendar"
+    assert question.header == "auth.example.com"
+    assert question.detail is not None
+    assert "**auth.example.com**" in question.detail
+    assert "` https://auth.example.com/authorize?x=1 `" in question.detail  # inert code
+    assert opened == []
+
+
+async def test_a_schema_outside_the_subset_is_an_error_and_asks_nothing() -> None:
+    service, answerer = scripted(Decline())
+    callback = elicitation_callback(service=service)
+    params = mcp.types.ElicitRequestFormParams(
+        message="Nested?",
+        requested_schema={"type": "object", "properties": {"a": {"type": "object"}}},
+    )
+    result = await callback(None, params)  # type: ignore[arg-type]
+    assert isinstance(result, mcp.types.ErrorData)
+    assert result.code == mcp.types.INVALID_PARAMS
+    assert "requestedSchema" in result.message
+    assert answerer.requests == []
+
+
+def test_the_form_answer_is_json_text_in_custom() -> None:
+    # What a client that knows only the spec sends is what the form card sends.
+    question = ipyask.AskUserQuestionItem.model_validate(
+        {
+            "id": "elicitation",
+            "question": BOOKING,
+            "options": [{"label": "Submit"}, {"label": "Decline"}, {"label": "Cancel"}],
+            "intent": {
+                "kind": "form",
+                "requestedSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+                "accept": "Submit",
+                "decline": "Decline",
+                "cancel": "Cancel",
+            },
+        }
+    )
+    item = ipyask.AskUserQuestionAnswerItem(
+        id="elicitation", selected=["Submit"], custom=json.dumps({"n": 2})
+    )
+    assert ipyask.form_result(question, item).values == {"n": 2}
+
+
+KERNEL_SERVER = """
+import asyncio, json
+from typing import Annotated
+import mcp
+from mcp.server.mcpserver import Elicit, ElicitationResult, MCPServer, Resolve
+from pydantic import BaseModel, Field
+from ipyask.integrations.mcp import elicitation_callback
+
+class Booking(BaseModel):
+    date: str = Field(json_schema_extra={"format": "date"})
+    guests: int = Field(ge=1, le=12)
+
+def ask_booking() -> Elicit[Booking]:
+    return Elicit("Book a table?", Booking)
+
+booking = MCPServer("bookings")
+
+@booking.tool()
+async def book(answer: Annotated[ElicitationResult[Booking], Resolve(ask_booking)]) -> str:
+    return answer.data.model_dump_json() if answer.action == "accept" else answer.action
+
+async def run_booking(mode):
+    async with mcp.Client(booking, mode=mode, elicitation_callback=elicitation_callback()) as c:
+        return (await c.call_tool("book", {})).content[0].text
+"""
+
+
+@pytest.fixture
+def front(kernel: Any) -> Any:
+    from ipyask.testing import HeadlessFrontend
+
+    kernel.handler_errors.clear()
+    kernel.execute(KERNEL_SERVER)
+    return HeadlessFrontend(kernel, timeout=15)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("mode", MODES)
+def test_a_person_fills_the_form_card_in_a_real_kernel(front: Any, mode: str) -> None:
+    # service=None: the default service and panel, shown in the cell that runs the client.
+    front.execute(f"task = asyncio.ensure_future(run_booking({mode!r}))")
+    card = front.wait_for_card("Book a table?")
+    (question,) = card["questions"]
+    assert question["intent"]["kind"] == "form"
+    values = {"date": "2026-12-24", "guests": 2}
+    answer = {"id": question["id"], "selected": ["Submit"], "custom": json.dumps(values)}
+    front.send("answer", key=card["key"], answer={"answers": [answer]})
+    cell = front.execute("print(await asyncio.wait_for(task, 10))")
+    assert json.loads(cell.stdout) == values
+    front.wait_for_status(card["key"], "answered")
+    assert front.kernel.handler_errors == []
