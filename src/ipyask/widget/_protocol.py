@@ -136,6 +136,11 @@ class ErrorMessage(_Message):
     """The card concerned; ``None`` for a widget-level error."""
     view_id: str | None = None
     """Only that view shows the error; ``None`` for every view."""
+    question_id: str | None = None
+    """The question of the card whose answer was refused, when known."""
+    fields: dict[str, str] | None = None
+    """What is wrong per field of that question's answer (a form field, or a tool argument's
+    slash path; ``""`` for the whole answer). Sent for tool-approval and form answers."""
 
 
 class CardsMessage(_Message):

@@ -6,7 +6,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -365,10 +365,27 @@ class QuestionWidget(anywidget.AnyWidget):
         return message
 
     def send_error(
-        self, code: str, message: str, *, key: str | None = None, view_id: str | None = None
+        self,
+        code: str,
+        message: str,
+        *,
+        key: str | None = None,
+        view_id: str | None = None,
+        question_id: str | None = None,
+        fields: Mapping[str, str] | None = None,
     ) -> None:
-        """Tell the views (or one view) that something failed; the card re-arms its controls."""
-        self.send_message(ErrorMessage(code=code, message=message, key=key, view_id=view_id))
+        """Tell the views (or one view) that something failed; the card re-arms its controls
+        and shows ``fields`` (per-field errors of question ``question_id``) beside the fields."""
+        self.send_message(
+            ErrorMessage(
+                code=code,
+                message=message,
+                key=key,
+                view_id=view_id,
+                question_id=question_id,
+                fields=dict(fields) if fields else None,
+            )
+        )
 
     def _handle_custom_msg_content(
         self, _widget: object, content: object, _buffers: object

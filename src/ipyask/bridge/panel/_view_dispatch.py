@@ -21,7 +21,7 @@ from ...widget import (
     TimedOutMessage,
     ViewMessage,
 )
-from ._answer_checks import batch_problem
+from ._answer_checks import BatchProblem, batch_problem
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import HeldRequest
@@ -32,11 +32,25 @@ log = logging.getLogger("ipyask")
 
 
 class Refused(Exception):
-    """A view message that changes nothing; its code and message go back to the view."""
+    """A view message that changes nothing; its code and message go back to the view, with
+    per-field errors of question ``question_id`` when an answer's fields were refused."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        question_id: str | None = None,
+        fields: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.question_id = question_id
+        self.fields = dict(fields) if fields else None
+
+    @classmethod
+    def bad_answer(cls, problem: BatchProblem) -> Refused:
+        """``BAD_ANSWER`` for a batch that does not fit its card."""
+        return cls("BAD_ANSWER", problem.message, problem.question_id, problem.fields)
 
 
 class ViewMessageDispatcher:
@@ -64,16 +78,34 @@ class ViewMessageDispatcher:
         try:
             self._dispatch(message)
         except Refused as refusal:
-            self._reply(refusal.code, str(refusal), key, message.view_id)
+            self._reply(
+                refusal.code,
+                str(refusal),
+                key,
+                message.view_id,
+                question_id=refusal.question_id,
+                fields=refusal.fields,
+            )
         except HarnessError as error:
             self._reply(error.code, error.message, key, message.view_id)
         except Exception as error:
             log.exception("ipyask: handling a view message failed")
             self._reply("INTERNAL_ERROR", str(error) or type(error).__name__, key, message.view_id)
 
-    def _reply(self, code: str, text: str, key: str | None, view_id: str) -> None:
+    def _reply(
+        self,
+        code: str,
+        text: str,
+        key: str | None,
+        view_id: str,
+        *,
+        question_id: str | None = None,
+        fields: dict[str, str] | None = None,
+    ) -> None:
         try:
-            self._widget.send_error(code, text, key=key, view_id=view_id)
+            self._widget.send_error(
+                code, text, key=key, view_id=view_id, question_id=question_id, fields=fields
+            )
         except Exception:
             log.exception("ipyask: could not send an error to the view")
 
@@ -117,7 +149,7 @@ class ViewMessageDispatcher:
             card = self._widget.get_card(message.key)
             problem = batch_problem(card, message.answer)
             if problem is not None:
-                raise Refused("BAD_ANSWER", problem)
+                raise Refused.bad_answer(problem)
             if not self._continued.answer(message.key, message.answer):
                 raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
             return
@@ -125,6 +157,6 @@ class ViewMessageDispatcher:
         card = self._widget.get_card(message.key)
         problem = batch_problem(card, message.answer)
         if problem is not None:
-            raise Refused("BAD_ANSWER", problem)
+            raise Refused.bad_answer(problem)
         if not held.settlement.resolve(message.answer):
             raise Refused("ALREADY_ANSWERED", "this question was already answered")
