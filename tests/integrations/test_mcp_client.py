@@ -177,8 +177,7 @@ def test_a_person_fills_the_form_card_in_a_real_kernel(front: Any, mode: str) ->
     (question,) = card["questions"]
     assert question["intent"]["kind"] == "form"
     values = {"date": "2026-12-24", "guests": 2}
-    answer = {"id": question["id"], "selected": ["Submit"], "custom": json.dumps(values)}
-    front.send("answer", key=card["key"], answer={"answers": [answer]})
+    front.fill(card["key"], values)
     cell = front.execute("print(await asyncio.wait_for(task, 10))")
     assert json.loads(cell.stdout) == values
     front.wait_for_status(card["key"], "answered")

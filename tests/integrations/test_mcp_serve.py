@@ -1,0 +1,283 @@
+"""serve: the notebook as an MCP server, exercised by the SDK's own client over HTTP on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx2
+import mcp
+import pytest
+from mcp.client.streamable_http import streamable_http_client
+
+import ipyask
+from ipyask.integrations.mcp import NotebookMCPServer, serve
+from ipyask.testing import Edit, Reject, ScriptedAnswerer
+
+QUESTION = {"id": "db", "question": "Which database?", "options": [{"label": "SQLite"}]}
+
+
+@pytest.fixture
+async def service() -> AsyncIterator[ipyask.UserQuestions]:
+    async with ipyask.UserQuestions() as questions:
+        yield questions
+
+
+@pytest.fixture
+async def server(service: ipyask.UserQuestions) -> AsyncIterator[NotebookMCPServer]:
+    running = await serve(service=service, progress_every=0.05)
+    yield running
+    await running.aclose()
+
+
+@contextlib.asynccontextmanager
+async def client(
+    server: NotebookMCPServer, token: str | None = None, **options: Any
+) -> AsyncIterator[mcp.Client]:
+    """The SDK's client over HTTP, with the bearer token as an ordinary header."""
+    headers = {"Authorization": f"Bearer {token or server.token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        mcp.Client(streamable_http_client(server.url, http_client=http), **options) as session,
+    ):
+        yield session
+
+
+class Holding:
+    """An answerer that holds each question until told how to answer it."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+        self.release = asyncio.Event()
+        self.ended: list[str] = []
+
+    async def __call__(self, request: ipyask.AskUserQuestionRequest, next: ipyask.Next) -> Any:
+        self.asked.set()
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.ended.append("cancelled")
+            raise
+        return {"answers": [{"id": "db", "selected": ["SQLite"]}]}
+
+
+async def test_the_tools_are_listed_with_the_seams_schema(server: NotebookMCPServer) -> None:
+    async with client(server) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+    seam = ipyask.AskUserQuestionTool(ipyask.UserQuestions(), mode="timed").definition
+    assert set(tools) == {"ask_user_question", "approve_tool_call"}
+    assert tools["ask_user_question"].input_schema == seam.parameters
+    assert tools["ask_user_question"].description == seam.description
+    assert tools["approve_tool_call"].input_schema["required"] == ["name", "arguments"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_an_answered_ask(
+    service: ipyask.UserQuestions, server: NotebookMCPServer, mode: str
+) -> None:
+    ScriptedAnswerer({"db": "SQLite"}).register(service)
+    async with client(server, mode=mode) as session:
+        result = await session.call_tool(
+            "ask_user_question", {"questions": [QUESTION], "timeout": -1}
+        )
+    expected = {"answers": [{"id": "db", "selected": ["SQLite"]}]}
+    assert result.structured_content == expected
+    assert json.loads(result.content[0].text) == expected  # type: ignore[union-attr]
+    assert not result.is_error
+
+
+async def test_a_tool_approval_returns_the_decision(
+    service: ipyask.UserQuestions, server: NotebookMCPServer
+) -> None:
+    ScriptedAnswerer({"deploy": Edit({"env": "staging"})}).register(service)
+    async with client(server) as session:
+        result = await session.call_tool(
+            "approve_tool_call", {"name": "deploy", "arguments": {"env": "prod"}}
+        )
+    assert result.structured_content == {
+        "kind": "edit",
+        "arguments": {"env": "staging"},
+        "message": None,
+    }
+    ScriptedAnswerer({"drop_table": Reject("never on Fridays")}).register(service)
+    async with client(server) as session:
+        result = await session.call_tool(
+            "approve_tool_call",
+            {"name": "drop_table", "arguments": {}, "decisions": ["approve", "reject"]},
+        )
+    assert result.structured_content == {
+        "kind": "reject",
+        "arguments": {},
+        "message": "never on Fridays",
+    }
+
+
+async def test_bad_approval_arguments_are_a_tool_error(server: NotebookMCPServer) -> None:
+    async with client(server) as session:
+        result = await session.call_tool(
+            "approve_tool_call", {"name": "x", "arguments": {}, "decisions": ["maybe"]}
+        )
+    assert result.is_error
+    assert "decisions must be some of" in result.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [({}, 401), ({"Authorization": "Bearer wrong"}, 403), ({"Authorization": "Basic eA=="}, 401)],
+)
+async def test_a_request_without_the_token_is_refused_before_anything_is_asked(
+    service: ipyask.UserQuestions,
+    server: NotebookMCPServer,
+    headers: dict[str, str],
+    status: int,
+) -> None:
+    asked: list[object] = []
+    service.on_request(lambda request, next: asked.append(request))  # type: ignore[arg-type,func-returns-value]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "ask_user_question", "arguments": {"questions": [QUESTION]}},
+    }
+    async with httpx2.AsyncClient() as http:
+        response = await http.post(
+            server.url,
+            json=call,
+            headers={"Accept": "application/json, text/event-stream", **headers},
+        )
+    assert response.status_code == status
+    assert asked == []
+
+
+async def test_the_sdk_client_with_a_wrong_token_fails(server: NotebookMCPServer) -> None:
+    with pytest.raises(Exception) as caught:  # noqa: PT011 (the SDK wraps it in a task group's)
+        async with client(server, token="wrong") as session:
+            await session.list_tools()
+    assert "Server returned an error response" in messages(caught.value)  # (the 403 above)
+
+
+def messages(error: BaseException) -> str:
+    """Every message in ``error``, its causes and (for a group) its members."""
+    found = [str(error)]
+    for inner in [*getattr(error, "exceptions", ()), error.__cause__]:
+        if inner is not None:
+            found.append(messages(inner))
+    return " | ".join(found)
+
+
+async def test_a_client_that_disconnects_cancels_its_question(
+    service: ipyask.UserQuestions, server: NotebookMCPServer
+) -> None:
+    holding = Holding()
+    service.on_request(holding)
+
+    async def ask() -> None:
+        async with client(server) as session:
+            await session.call_tool("ask_user_question", {"questions": [QUESTION], "timeout": -1})
+
+    task = asyncio.ensure_future(ask())
+    await asyncio.wait_for(holding.asked.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(200):
+        if holding.ended:
+            break
+        await asyncio.sleep(0.02)
+    assert holding.ended == ["cancelled"]
+
+
+async def test_progress_notifications_while_a_question_waits(
+    service: ipyask.UserQuestions, server: NotebookMCPServer
+) -> None:
+    holding = Holding()
+    service.on_request(holding)
+    progress: list[tuple[float, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, message))
+        if len(progress) == 3:
+            holding.release.set()
+
+    async with client(server) as session:
+        result = await session.call_tool(
+            "ask_user_question",
+            {"questions": [QUESTION], "timeout": -1},
+            progress_callback=on_progress,
+        )
+    assert not result.is_error
+    assert [value for value, _ in progress[:3]] == [1, 2, 3]  # increasing, as the spec requires
+    assert progress[0][1] == "Waiting for the person's answer in the notebook"
+
+
+async def test_a_timed_ask_returns_the_pending_notice_and_stays_answerable(
+    service: ipyask.UserQuestions, server: NotebookMCPServer
+) -> None:
+    holding = Holding()
+    service.on_request(holding)
+    async with client(server) as session:
+        result = await session.call_tool(
+            "ask_user_question", {"questions": [QUESTION], "timeout": 1}
+        )
+    value = result.structured_content
+    assert value is not None
+    assert value["pending"] is True
+    assert value["message"] == ipyask.host.PENDING_NOTICE
+    projection = service.projection(server.agent)
+    assert [row.call_id for row in projection.active] == [value["callId"]]  # still answerable
+
+
+async def test_aclose_frees_the_port(service: ipyask.UserQuestions) -> None:
+    running = await serve(service=service)
+    await running.aclose()
+    async with httpx2.AsyncClient() as http:
+        with pytest.raises(httpx2.ConnectError):
+            await http.post(running.url, headers={"Authorization": f"Bearer {running.token}"})
+    again = await serve(service=service, port=int(running.url.rsplit(":", 1)[1].split("/")[0]))
+    await again.aclose()  # the very port is free to bind again
+
+
+async def test_serving_leaves_sigint_to_the_kernel(service: ipyask.UserQuestions) -> None:
+    before = signal.getsignal(signal.SIGINT)
+    running = await serve(service=service)
+    try:
+        assert signal.getsignal(signal.SIGINT) is before
+    finally:
+        await running.aclose()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+async def test_a_given_token_is_used_and_a_generated_one_is_long(
+    service: ipyask.UserQuestions,
+) -> None:
+    given = await serve(service=service, token="s3cret-token")
+    generated = await serve(service=service)
+    try:
+        assert given.token == "s3cret-token"
+        assert len(generated.token) >= 32
+        assert given.url.startswith("http://127.0.0.1:")
+    finally:
+        await given.aclose()
+        await generated.aclose()
+
+
+def test_importing_without_the_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+    import importlib
+    import sys
+
+    real_import = builtins.__import__
+
+    def no_mcp(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "mcp" or name.startswith("mcp."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_mcp)
+    monkeypatch.delitem(sys.modules, "ipyask.integrations.mcp")
+    with pytest.raises(ImportError, match=r"pip install 'ipyask\[mcp\]'"):
+        importlib.import_module("ipyask.integrations.mcp")
