@@ -22,6 +22,11 @@ SCRIPTS = {
         "Which format should the report use?": [TIME_OUT, Other("HTML")],
     },
     "testing-agents.ipynb": {},
+    "mcp.ipynb": {
+        "Book a table for the team dinner": {"name": "Ada", "seats": 4},
+        "Which dataset should the nightly report use?": "sales-2026 (Recommended)",
+        "Run send_report?": "Approve",
+    },
 }
 
 THEN_AWAIT = {"quickstart.ipynb": "task"}
