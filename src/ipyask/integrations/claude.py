@@ -17,7 +17,8 @@ except ImportError as _missing:
         "installed: pip install 'ipyask[claude]'"
     ) from _missing
 
-from ._claude_permissions import ASK_USER_QUESTION, make_can_use_tool
+from . import _claude_permissions
+from ._claude_permissions import ASK_USER_QUESTION
 
 if TYPE_CHECKING:
     from claude_agent_sdk.types import CanUseTool
@@ -42,4 +43,4 @@ def can_use_tool(*, service: UserQuestions | None = None) -> CanUseTool:
 
     ``service=None`` asks on the default service and panel.
     """
-    return make_can_use_tool(service)
+    return _claude_permissions.make_can_use_tool(service)

@@ -22,8 +22,7 @@ except ImportError as _missing:
         "pip install 'ipyask[mcp]'"
     ) from _missing
 
-from . import _asking
-from ._mcp_elicitation import make_elicitation_callback
+from . import _asking, _mcp_elicitation
 from ._mcp_server import NotebookMCPServer
 
 if TYPE_CHECKING:
@@ -43,7 +42,7 @@ def elicitation_callback(*, service: UserQuestions | None = None) -> Elicitation
     ``INVALID_PARAMS`` error, asking nothing. URL mode: a consent card showing the URL's host;
     the URL is never opened by ipyask. ``service=None`` asks on the default service and panel.
     """
-    return make_elicitation_callback(service)
+    return _mcp_elicitation.make_elicitation_callback(service)
 
 
 async def serve(
