@@ -4,6 +4,7 @@
 through the messages in :mod:`ipyask.widget._protocol` (documented in ``docs/protocol.md``).
 """
 
+from ._card_store import CardStore
 from ._cards import (
     ApprovalPresentation,
     Card,
@@ -40,6 +41,7 @@ __all__ = [
     "CancelMessage",
     "Card",
     "CardStatus",
+    "CardStore",
     "CardView",
     "CardsMessage",
     "ClaimMessage",
