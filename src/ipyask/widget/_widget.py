@@ -1,4 +1,4 @@
-"""The anywidget class: synced card state plus a validated custom-message channel."""
+"""The anywidget class: kernel-owned synced card state plus a validated custom-message channel."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from .._clock import Clock, LoopClock
 from ._card_store import CardChange, CardStore
 from ._cards import Card, CardStatus, CountdownFrame
+from ._kernel_state import KernelOwnedLayout, refuse_view_state
 from ._protocol import (
     KERNEL_MESSAGE,
     PROTOCOL_VERSION,
@@ -69,13 +70,11 @@ def _cards_to_json(value: list[dict[str, Any]], widget: object) -> str:
     return json.dumps({"rev": 0, "cards": value}, separators=(",", ":"), ensure_ascii=False)
 
 
-def _cards_from_json(value: object, _widget: object) -> object:
-    state = json.loads(value) if isinstance(value, str) else value
-    return state["cards"] if isinstance(state, dict) and "cards" in state else state
-
-
 class QuestionWidget(anywidget.AnyWidget):
     """Shows every request as a card and reports what the person does.
+
+    Views read the synced state and never write it: a state update from a front end is refused
+    and answered with the kernel's values (every synced trait, its own ``layout`` included).
 
     Parameters
     ----------
@@ -90,9 +89,7 @@ class QuestionWidget(anywidget.AnyWidget):
     _esm = _asset("widget.js")
     _css = _asset("widget.css")
 
-    cards: traitlets.List[dict[str, Any]] = traitlets.List().tag(
-        sync=True, to_json=_cards_to_json, from_json=_cards_from_json
-    )
+    cards: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True, to_json=_cards_to_json)
     """The cards in display order, as JSON-native wire dicts (see :meth:`Card.to_wire`).
 
     Synced as the JSON text of ``{"rev": n, "cards": [...]}``: ipywidgets walks every value of a
@@ -122,10 +119,15 @@ class QuestionWidget(anywidget.AnyWidget):
         self._store = CardStore()
         self._view_callbacks: list[Callable[[ViewMessage], object]] = []
         self._frame_seq = 0
-        super().__init__(cards=list(cards), language=language)
-        # ipywidgets gives every DOM widget a Layout widget of its own, which ``close`` leaves
-        # open (and registered) unless the widget closes it too.
-        self._own_layout: Widget | None = self.layout
+        layout = KernelOwnedLayout()
+        try:
+            super().__init__(cards=list(cards), language=language, layout=layout)
+        except BaseException:
+            layout.close()
+            raise
+        # A Layout widget of its own, which ``close`` would leave open (and registered) unless
+        # the widget closes it too.
+        self._own_layout: Widget | None = layout
         self.on_msg(self._handle_custom_msg_content)
 
     # -- validation -----------------------------------------------------------------------
@@ -270,6 +272,11 @@ class QuestionWidget(anywidget.AnyWidget):
     ) -> None:
         """Tell the views (or one view) that something failed; the card re-arms its controls."""
         self.send_message(ErrorMessage(code=code, message=message, key=key, view_id=view_id))
+
+    def _handle_msg(self, msg: object) -> None:
+        # Every synced trait is the kernel's: a state update from a view is refused.
+        if not refuse_view_state(self, msg, lock=self._lock):
+            super()._handle_msg(msg)
 
     def _handle_custom_msg_content(
         self, _widget: object, content: object, _buffers: object
