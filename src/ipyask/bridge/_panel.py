@@ -48,6 +48,8 @@ class Live:
 
     key: str
     request: AskUserQuestionRequest
+    card: Card
+    """The card as asked: what an answer is checked against."""
     settlement: Settlement[AskUserQuestionAnswer | _Delegate] = field(default_factory=Settlement)
 
     @property
@@ -112,10 +114,10 @@ class QuestionPanel(QuestionWidget):
         key = self._new_key(request)
         wait = "timed" if request.timed else ("indefinite" if request.call_id else "none")
         self.continued.forget(key)
-        self.set_card(
+        card = self.set_card(
             Card(key=key, call_id=request.call_id, wait=wait, questions=request.questions)
         )
-        live = Live(key, request)
+        live = Live(key, request, card)
         self._live[key] = live
         return self._settle(live, next)
 

@@ -88,7 +88,7 @@ class ViewRouter:
         if live is not None:
             return live
         try:
-            card = self.panel.get_card(key)
+            card = self.panel.store.card(key)
         except KeyError:
             raise Refused("UNKNOWN_CARD", f"there is no question card {key!r}") from None
         raise Refused("NOT_PENDING", f"this question is {card.status}; it no longer takes that")
@@ -101,16 +101,15 @@ class ViewRouter:
 
     def _answer(self, message: AnswerMessage) -> None:
         panel = self.panel
+        # Checked against the kernel's own record: the card as asked, or as the store keeps it.
         if panel.continued.holds(message.key):
-            card = panel.get_card(message.key)
-            problem = batch_problem(card, message.answer)
+            problem = batch_problem(panel.store.card(message.key), message.answer)
             if problem is not None:
                 raise Refused("BAD_ANSWER", problem)
             panel.continued.answer(message.key, message.answer)
             return
         live = self._live(message.key)
-        card = panel.get_card(message.key)
-        problem = batch_problem(card, message.answer)
+        problem = batch_problem(live.card, message.answer)
         if problem is not None:
             raise Refused("BAD_ANSWER", problem)
         if not live.settlement.resolve(message.answer):
