@@ -161,6 +161,22 @@ def test_callback_errors_never_escape(widget_sends, caplog: pytest.LogCaptureFix
     assert "callback failed" in caplog.text
 
 
+def test_callback_error_codes_are_view_error_codes(widget_sends) -> None:
+    widget, sent = widget_sends
+
+    class Coded(Exception):
+        code = "SOMETHING_ELSE"
+
+    def fail(message: object) -> None:
+        raise Coded("not a code views know")
+
+    widget.on_view_message(fail)
+    widget._handle_custom_msg_content(widget, {"kind": "cancel", **VIEW, "key": "k"}, [])
+    assert [(m["code"], m["message"]) for m in sent] == [
+        ("INTERNAL_ERROR", "not a code views know")
+    ]
+
+
 def test_remove_callback(widget_sends) -> None:
     widget, _ = widget_sends
     received: list[object] = []
@@ -172,10 +188,10 @@ def test_remove_callback(widget_sends) -> None:
 
 def test_send_message_validates(widget_sends) -> None:
     widget, sent = widget_sends
-    widget.send_message({"kind": "error", "code": "X", "message": "m"})
+    widget.send_message({"kind": "error", "code": "NOT_TIMED", "message": "m"})
     widget.send_error("BAD_ANSWER", "missing q2", key="k", view_id="v")
     assert sent == [
-        {"kind": "error", "protocolVersion": 2, "code": "X", "message": "m"},
+        {"kind": "error", "protocolVersion": 2, "code": "NOT_TIMED", "message": "m"},
         {
             "kind": "error",
             "protocolVersion": 2,
@@ -187,6 +203,8 @@ def test_send_message_validates(widget_sends) -> None:
     ]
     with pytest.raises(ValidationError):
         widget.send_message({"kind": "frame", "key": "k", "remainingMs": -1, "seq": 1})
+    with pytest.raises(ValidationError):  # codes are the documented ViewErrorCode values
+        widget.send_message({"kind": "error", "code": "X", "message": "m"})
 
 
 json_values = st.recursive(

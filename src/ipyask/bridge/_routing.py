@@ -18,7 +18,9 @@ from ..widget import (
     HeartbeatMessage,
     ReleaseMessage,
     TimedOutMessage,
+    ViewErrorCode,
     ViewMessage,
+    view_error_code,
 )
 from ._validate import batch_problem
 
@@ -33,7 +35,7 @@ log = logging.getLogger("ipyask")
 class Refused(Exception):
     """A view message that changes nothing; its code and message go back to the view."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ViewErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
 
@@ -52,12 +54,12 @@ class ViewRouter:
         except Refused as refusal:
             self._reply(refusal.code, str(refusal), key, message.view_id)
         except HarnessError as error:
-            self._reply(error.code, error.message, key, message.view_id)
+            self._reply(view_error_code(error.code), error.message, key, message.view_id)
         except Exception as error:
             log.exception("ipyask: handling a view message failed")
             self._reply("INTERNAL_ERROR", str(error) or type(error).__name__, key, message.view_id)
 
-    def _reply(self, code: str, text: str, key: str | None, view_id: str) -> None:
+    def _reply(self, code: ViewErrorCode, text: str, key: str | None, view_id: str) -> None:
         try:
             self.panel.send_error(code, text, key=key, view_id=view_id)
         except Exception:

@@ -30,7 +30,9 @@ from ._protocol import (
     KernelMessage,
     ReleaseMessage,
     TimedOutMessage,
+    ViewErrorCode,
     ViewMessage,
+    view_error_code,
 )
 from ._widget import QuestionWidget
 
@@ -57,7 +59,9 @@ __all__ = [
     "QuestionWidget",
     "ReleaseMessage",
     "TimedOutMessage",
+    "ViewErrorCode",
     "ViewMessage",
     "WaitKind",
     "render_markdown",
+    "view_error_code",
 ]

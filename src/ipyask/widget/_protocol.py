@@ -7,7 +7,7 @@ view exists is lost.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import Field, TypeAdapter, field_validator
 
@@ -28,7 +28,9 @@ __all__ = [
     "KernelMessage",
     "ReleaseMessage",
     "TimedOutMessage",
+    "ViewErrorCode",
     "ViewMessage",
+    "view_error_code",
 ]
 
 PROTOCOL_VERSION: Final = 2
@@ -126,11 +128,37 @@ class FrameMessage(_Message):
     """Same numbering as the card's stored ``frame``; a view anchors each ``seq`` once."""
 
 
+ViewErrorCode = Literal[
+    "BAD_MESSAGE",
+    "INTERNAL_ERROR",
+    "UNKNOWN_CARD",
+    "NOT_PENDING",
+    "NOT_TIMED",
+    "KEYED_CARD",
+    "BAD_ANSWER",
+    "ALREADY_ANSWERED",
+    "NOT_ANSWERABLE",
+    "REPLY_QUEUED",
+    "CALLER_NOT_LIVE",
+    "DELEGATED_CALLER",
+]
+"""Every ``code`` of an ``error`` message to the views, each explained in ``docs/protocol.md``."""
+
+_VIEW_ERROR_CODES: Final[frozenset[str]] = frozenset(get_args(ViewErrorCode))
+
+
+def view_error_code(code: object) -> ViewErrorCode:
+    """``code`` if it is a :data:`ViewErrorCode`, else ``INTERNAL_ERROR``."""
+    if isinstance(code, str) and code in _VIEW_ERROR_CODES:
+        return code  # type: ignore[return-value]  # checked against the Literal's values
+    return "INTERNAL_ERROR"
+
+
 class ErrorMessage(_Message):
     """Something the view sent failed; shown on the card (or the widget) and controls re-armed."""
 
     kind: Literal["error"] = "error"
-    code: str = Field(min_length=1)
+    code: ViewErrorCode
     message: str
     key: str | None = None
     """The card concerned; ``None`` for a widget-level error."""

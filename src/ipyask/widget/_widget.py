@@ -24,7 +24,9 @@ from ._protocol import (
     ErrorMessage,
     FrameMessage,
     KernelMessage,
+    ViewErrorCode,
     ViewMessage,
+    view_error_code,
 )
 from ._sync import HeldSync
 
@@ -245,7 +247,7 @@ class QuestionWidget(anywidget.AnyWidget):
 
         Invalid messages never reach callbacks: the view gets an ``error`` message instead.
         An exception raised by a callback is logged and reported to the view as an ``error``
-        (its ``code`` attribute when it is a string, else ``INTERNAL_ERROR``).
+        (its ``code`` attribute when that is a :data:`ViewErrorCode`, else ``INTERNAL_ERROR``).
         """
         if remove:
             self._view_callbacks = [cb for cb in self._view_callbacks if cb != callback]
@@ -268,7 +270,12 @@ class QuestionWidget(anywidget.AnyWidget):
         return message
 
     def send_error(
-        self, code: str, message: str, *, key: str | None = None, view_id: str | None = None
+        self,
+        code: ViewErrorCode,
+        message: str,
+        *,
+        key: str | None = None,
+        view_id: str | None = None,
     ) -> None:
         """Tell the views (or one view) that something failed; the card re-arms its controls."""
         self.send_message(ErrorMessage(code=code, message=message, key=key, view_id=view_id))
@@ -291,10 +298,9 @@ class QuestionWidget(anywidget.AnyWidget):
                 callback(message)
             except Exception as exc:
                 self.log.exception("ipyask: a view message callback failed")
-                code = getattr(exc, "code", None)
                 self._send_quietly(
                     ErrorMessage(
-                        code=code if isinstance(code, str) and code else "INTERNAL_ERROR",
+                        code=view_error_code(getattr(exc, "code", None)),
                         message=str(exc) or type(exc).__name__,
                         key=getattr(message, "key", None),
                         view_id=message.view_id,
