@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal, get_args
 
-from pydantic import Field, TypeAdapter, field_validator
+from pydantic import Field, TypeAdapter, field_validator, model_validator
 
 from .._vocabulary import AskUserQuestionAnswer, WireModel
 
@@ -30,6 +30,8 @@ __all__ = [
     "TimedOutMessage",
     "ViewErrorCode",
     "ViewMessage",
+    "is_sendable",
+    "sendable",
     "view_error_code",
 ]
 
@@ -51,9 +53,49 @@ class _Message(WireModel):
         return value
 
 
+def is_sendable(text: str) -> bool:
+    """Whether ``text`` can travel in a Jupyter message (UTF-8: no lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def sendable(text: str) -> str:
+    """``text`` with every character UTF-8 cannot carry written as an escape (``\\ud800``)."""
+    return text if is_sendable(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _unsendable_text(value: object) -> bool:
+    # Iterative: a view decides how deep its message nests.
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if not is_sendable(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
 class _FromView(_Message):
+    protocol_version: int
+    """Required from views (the kernel fills it in on its own messages)."""
     view_id: _ViewId
     """Random per view instance; tells views of the same model apart."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valid_unicode(cls, data: object) -> object:
+        # JSON may carry a lone surrogate (``"\ud800"``); no reply could echo it.
+        if _unsendable_text(data):
+            raise ValueError("text must be valid Unicode (no lone surrogates)")
+        return data
 
 
 class HelloMessage(_FromView):

@@ -26,6 +26,8 @@ from ._protocol import (
     KernelMessage,
     ViewErrorCode,
     ViewMessage,
+    is_sendable,
+    sendable,
     view_error_code,
 )
 from ._sync import HeldSync
@@ -301,23 +303,24 @@ class QuestionWidget(anywidget.AnyWidget):
                 self._send_quietly(
                     ErrorMessage(
                         code=view_error_code(getattr(exc, "code", None)),
-                        message=str(exc) or type(exc).__name__,
+                        message=sendable(str(exc) or type(exc).__name__),
                         key=getattr(message, "key", None),
                         view_id=message.view_id,
                     )
                 )
 
     def _reply_invalid(self, content: object, exc: ValidationError) -> None:
+        # Only text that can be sent is echoed: a lone surrogate cannot be encoded as UTF-8.
         fields = content if isinstance(content, dict) else {}
         key, view_id = fields.get("key"), fields.get("viewId")
-        first = exc.errors()[0]
+        first = exc.errors(include_input=False, include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "message"
         self._send_quietly(
             ErrorMessage(
                 code="BAD_MESSAGE",
-                message=f"invalid view message ({where}: {first['msg']})",
-                key=key if isinstance(key, str) else None,
-                view_id=view_id if isinstance(view_id, str) else None,
+                message=sendable(f"invalid view message ({where}: {first['msg']})"),
+                key=key if isinstance(key, str) and is_sendable(key) else None,
+                view_id=view_id if isinstance(view_id, str) and is_sendable(view_id) else None,
             )
         )
 
