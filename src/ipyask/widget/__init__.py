@@ -4,6 +4,7 @@
 through the messages in :mod:`ipyask.widget._protocol` (documented in ``docs/protocol.md``).
 """
 
+from ._card_store import CardStore
 from ._cards import (
     ApprovalPresentation,
     Card,
@@ -29,7 +30,9 @@ from ._protocol import (
     KernelMessage,
     ReleaseMessage,
     TimedOutMessage,
+    ViewErrorCode,
     ViewMessage,
+    view_error_code,
 )
 from ._widget import QuestionWidget
 
@@ -40,6 +43,7 @@ __all__ = [
     "CancelMessage",
     "Card",
     "CardStatus",
+    "CardStore",
     "CardView",
     "CardsMessage",
     "ClaimMessage",
@@ -55,7 +59,9 @@ __all__ = [
     "QuestionWidget",
     "ReleaseMessage",
     "TimedOutMessage",
+    "ViewErrorCode",
     "ViewMessage",
     "WaitKind",
     "render_markdown",
+    "view_error_code",
 ]
