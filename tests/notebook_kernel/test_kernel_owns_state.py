@@ -221,3 +221,86 @@ def test_a_view_message_without_protocol_version_gets_bad_message(fe: HeadlessFr
     assert "protocolVersion" in error["message"]
     assert fe.execute("print(task.done())").stdout.strip() == "False"
     assert_clean(fe)
+
+
+# -- item 2: every odd view message gets exactly the reply the protocol promises -----------------
+
+
+@contextmanager
+def raw_json(kernel: KernelFrontend, text: str) -> Iterator[None]:
+    """Send ``text`` as the custom message's content, verbatim (``NaN``, deep nesting, ...)."""
+    session = kernel._session  # the test client's jupyter_client Session
+    original = session.pack
+    marker = '"@@content@@"'
+
+    def pack(obj: Any) -> bytes:
+        packed = json.dumps(obj, default=json_default, ensure_ascii=False)
+        return packed.replace(marker, text).encode("utf-8")
+
+    session.pack = pack
+    try:
+        yield
+    finally:
+        session.pack = original
+
+
+def answer_text(fe: HeadlessFrontend, key: str, selected: str) -> str:
+    return (
+        f'{{"kind": "answer", "protocolVersion": 2, "viewId": "{fe.view_id}", "key": "{key}", '
+        f'"answer": {{"answers": [{{"id": "db", "selected": {selected}}}]}}}}'
+    )
+
+
+ODD_CONTENTS = {
+    # name: (content, the reply the protocol promises)
+    "NaN as a label": (lambda fe, key: answer_text(fe, key, "[NaN]"), "BAD_MESSAGE"),
+    "Infinity as protocolVersion": (
+        lambda fe, key: answer_text(fe, key, '["SQLite"]').replace(
+            '"protocolVersion": 2', '"protocolVersion": Infinity'
+        ),
+        "BAD_MESSAGE",
+    ),
+    "nested 400 deep": (lambda fe, key: answer_text(fe, key, "[" * 400 + "]" * 400), "BAD_MESSAGE"),
+    "a 4 MB label": (
+        lambda fe, key: answer_text(fe, key, '["' + "x" * 4_000_000 + '"]'),
+        "BAD_ANSWER",
+    ),
+    "a 1 MB key": (lambda fe, key: answer_text(fe, "k" * 1_000_000, '["SQLite"]'), "UNKNOWN_CARD"),
+    "a list": (lambda fe, key: "[1, 2, 3]", "BAD_MESSAGE"),
+    "a number": (lambda fe, key: "7", "BAD_MESSAGE"),
+    "null": (lambda fe, key: "null", "BAD_MESSAGE"),
+}
+
+
+@pytest.mark.parametrize("name", list(ODD_CONTENTS))
+def test_an_odd_view_message_gets_exactly_one_reply_and_changes_nothing(
+    fe: HeadlessFrontend, name: str
+) -> None:
+    key = asked(fe)
+    model = fe.panel()
+    content, code = ODD_CONTENTS[name]
+    since = len(fe.kernel.custom_messages(model))
+    with raw_json(fe.kernel, content(fe, key)):
+        fe.kernel.send_custom(model, "@@content@@")
+    fe.execute("pass")  # the message has been handled
+    errors = [
+        m.content
+        for m in fe.kernel.custom_messages(model)[since:]
+        if isinstance(m.content, dict) and m.content.get("kind") == "error"
+    ]
+    assert [e["code"] for e in errors] == [code]
+    assert len(errors[0]["message"]) < 2_000  # the text does not repeat a huge value
+    assert fe.execute("print(task.done())").stdout.strip() == "False"
+    fe.answer(key, {"db": "SQLite"})
+    assert result(fe) == '{"answers": [{"id": "db", "selected": ["SQLite"]}]}'
+    assert_clean(fe)
+
+
+def test_binary_buffers_beside_a_view_message_are_ignored(fe: HeadlessFrontend) -> None:
+    key = asked(fe)
+    answer = {"answers": [{"id": "db", "selected": ["Postgres"]}]}
+    content = {"kind": "answer", "protocolVersion": 2, "viewId": fe.view_id, "key": key}
+    fe.kernel.send_custom(fe.panel(), {**content, "answer": answer}, buffers=[b"\x00\xff" * 1000])
+    assert result(fe) == '{"answers": [{"id": "db", "selected": ["Postgres"]}]}'
+    assert fe.errors() == []
+    assert_clean(fe)

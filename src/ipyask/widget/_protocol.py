@@ -196,6 +196,11 @@ def view_error_code(code: object) -> ViewErrorCode:
     return "INTERNAL_ERROR"
 
 
+MAX_ERROR_TEXT: Final = 400
+"""An error's ``message`` is shortened to this many characters: it may quote what a view sent
+(a label, a key), and a person reads it on the card."""
+
+
 class ErrorMessage(_Message):
     """Something the view sent failed; shown on the card (or the widget) and controls re-armed."""
 
@@ -206,6 +211,14 @@ class ErrorMessage(_Message):
     """The card concerned; ``None`` for a widget-level error."""
     view_id: str | None = None
     """Only that view shows the error; ``None`` for every view."""
+
+    @field_validator("message")
+    @classmethod
+    def _shortened(cls, text: str) -> str:
+        if len(text) <= MAX_ERROR_TEXT:
+            return text
+        half = (MAX_ERROR_TEXT - 1) // 2
+        return f"{text[:half]}…{text[-half:]}"
 
 
 class CardsMessage(_Message):
