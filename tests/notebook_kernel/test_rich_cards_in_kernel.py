@@ -22,6 +22,9 @@ FORM = (
 )
 
 
+FRESH = "panel.close()\nipyask.default_panel().close()  # the one-liner shows a new default panel\n"
+
+
 def outcome(fe: HeadlessFrontend) -> str:
     cell = fe.execute("r = await asyncio.wait_for(task, 10)\nprint(r.model_dump_json())")
     return cell.stdout.strip()
@@ -47,7 +50,7 @@ def outcome(fe: HeadlessFrontend) -> str:
     ],
 )
 def test_each_tool_decision_reaches_the_agent(fe: HeadlessFrontend, act, expected) -> None:
-    fe.execute("panel.close()\n" + TOOL)
+    fe.execute(FRESH + TOOL)
     card = fe.wait_for_card("Run write_file?")
     presentation = card["view"]["presentation"]
     assert (presentation["kind"], presentation["toolName"]) == ("tool-approval", "write_file")
@@ -58,7 +61,7 @@ def test_each_tool_decision_reaches_the_agent(fe: HeadlessFrontend, act, expecte
 
 
 def test_edited_arguments_outside_the_schema_are_refused_per_field(fe: HeadlessFrontend) -> None:
-    fe.execute("panel.close()\n" + TOOL)
+    fe.execute(FRESH + TOOL)
     key = fe.wait_for_card("Run write_file?")["key"]
     before = len(fe.errors())
     fe.edit(key, {"path": "", "mode": "w"})
@@ -74,7 +77,7 @@ def test_edited_arguments_outside_the_schema_are_refused_per_field(fe: HeadlessF
 
 
 def test_a_form_is_filled_declined_and_cancelled(fe: HeadlessFrontend) -> None:
-    fe.execute("panel.close()\n" + FORM)
+    fe.execute(FRESH + FORM)
     key = fe.wait_for_card("Book a table")["key"]
     assert [f["kind"] for f in fe.card(key)["view"]["presentation"]["form"]["fields"]] == [
         "string",

@@ -4,6 +4,7 @@
 through the messages in :mod:`ipyask.widget._protocol` (documented in ``docs/protocol.md``).
 """
 
+from ._card_store import CardStore
 from ._cards import (
     ApprovalPresentation,
     Card,
@@ -32,7 +33,9 @@ from ._protocol import (
     KernelMessage,
     ReleaseMessage,
     TimedOutMessage,
+    ViewErrorCode,
     ViewMessage,
+    view_error_code,
 )
 from ._widget import QuestionWidget
 
@@ -43,6 +46,7 @@ __all__ = [
     "CancelMessage",
     "Card",
     "CardStatus",
+    "CardStore",
     "CardView",
     "CardsMessage",
     "ClaimMessage",
@@ -61,7 +65,9 @@ __all__ = [
     "TimedOutMessage",
     "ToolApprovalPresentation",
     "ToolDecisionOption",
+    "ViewErrorCode",
     "ViewMessage",
     "WaitKind",
     "render_markdown",
+    "view_error_code",
 ]

@@ -19,7 +19,9 @@ from ...widget import (
     QuestionWidget,
     ReleaseMessage,
     TimedOutMessage,
+    ViewErrorCode,
     ViewMessage,
+    view_error_code,
 )
 from ._answer_checks import BatchProblem, batch_problem
 from ._claims import ClaimTracker
@@ -37,7 +39,7 @@ class Refused(Exception):
 
     def __init__(
         self,
-        code: str,
+        code: ViewErrorCode,
         message: str,
         question_id: str | None = None,
         fields: Mapping[str, str] | None = None,
@@ -87,14 +89,14 @@ class ViewMessageDispatcher:
                 fields=refusal.fields,
             )
         except HarnessError as error:
-            self._reply(error.code, error.message, key, message.view_id)
+            self._reply(view_error_code(error.code), error.message, key, message.view_id)
         except Exception as error:
             log.exception("ipyask: handling a view message failed")
             self._reply("INTERNAL_ERROR", str(error) or type(error).__name__, key, message.view_id)
 
     def _reply(
         self,
-        code: str,
+        code: ViewErrorCode,
         text: str,
         key: str | None,
         view_id: str,
@@ -133,7 +135,7 @@ class ViewMessageDispatcher:
         if held is not None:
             return held
         try:
-            card = self._widget.get_card(key)
+            card = self._widget.store.card(key)
         except KeyError:
             raise Refused("UNKNOWN_CARD", f"there is no question card {key!r}") from None
         raise Refused("NOT_PENDING", f"this question is {card.status}; it no longer takes that")
@@ -145,17 +147,16 @@ class ViewMessageDispatcher:
         return held
 
     def _answer(self, message: AnswerMessage) -> None:
+        # Checked against the kernel's own record: the card as asked, or as the store keeps it.
         if self._continued.holds(message.key):
-            card = self._widget.get_card(message.key)
-            problem = batch_problem(card, message.answer)
+            problem = batch_problem(self._widget.store.card(message.key), message.answer)
             if problem is not None:
                 raise Refused.bad_answer(problem)
             if not self._continued.answer(message.key, message.answer):
                 raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
             return
         held = self._pending(message.key)
-        card = self._widget.get_card(message.key)
-        problem = batch_problem(card, message.answer)
+        problem = batch_problem(held.card, message.answer)
         if problem is not None:
             raise Refused.bad_answer(problem)
         if not held.settlement.resolve(message.answer):
