@@ -7,7 +7,7 @@
 
 import { isEditable } from "../dom.js";
 import { answerWith } from "../presentations/approval.js";
-import { primary, selectOption, submit } from "../presentations/generic.js";
+import { primary, selectOption, submit } from "../presentations/generic-flow.js";
 
 /** @import { CardController } from "./controller.js" */
 
