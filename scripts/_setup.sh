@@ -35,14 +35,23 @@ ensure_chromium() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null
 }
 
+# esbuild is pinned to one release: the check that the shipped widget bundle is the build of its
+# sources compares text, and esbuild (still 0.x) may print code differently from one release to
+# the next. Bump it here and run scripts/build-widget in the same commit.
+ESBUILD_VERSION=0.28.2
+
 ensure_node_tools() {
-  # axe-core (accessibility scans in the browser tests) and TypeScript (type-checks widget.js).
+  # axe-core (accessibility scans in the browser tests), TypeScript (type-checks the widget's
+  # sources) and esbuild (bundles them into the one ESM the wheel ships).
   local dir="$ROOT/.cache/node"
-  if [[ ! -f "$dir/node_modules/axe-core/axe.min.js" || ! -x "$dir/node_modules/.bin/tsc" ]]; then
-    log "installing axe-core and typescript from npm into .cache/node"
+  if [[ ! -f "$dir/node_modules/axe-core/axe.min.js" || ! -x "$dir/node_modules/.bin/tsc" \
+        || "$("$dir/node_modules/.bin/esbuild" --version 2>/dev/null)" != "$ESBUILD_VERSION" ]]; then
+    log "installing axe-core, typescript and esbuild from npm into .cache/node"
     mkdir -p "$dir"
-    (cd "$dir" && npm install --silent --no-save --no-audit --no-fund axe-core@4 typescript@5 >/dev/null)
+    (cd "$dir" && npm install --silent --no-save --no-audit --no-fund \
+      axe-core@4 typescript@5 "esbuild@$ESBUILD_VERSION" >/dev/null)
   fi
   export IPYASK_AXE_PATH="$dir/node_modules/axe-core/axe.min.js"
   TSC="$dir/node_modules/.bin/tsc"
+  ESBUILD="$dir/node_modules/.bin/esbuild"
 }

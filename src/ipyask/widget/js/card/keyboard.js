@@ -1,0 +1,61 @@
+// @ts-check
+/**
+ * The card's keyboard: on an approval, Enter approves and Escape rejects; in the question flow,
+ * Enter in the answer field goes on, Enter on an option submits, arrows move between options and
+ * 1–9 pick one. Never while composing text (IME), nor with modifier keys.
+ */
+
+import { isEditable } from "../dom.js";
+import { answerWith } from "../presentations/approval.js";
+import { primary, selectOption, submit } from "../presentations/generic-flow.js";
+
+/** @import { CardController } from "./controller.js" */
+
+/**
+ * @param {CardController} controller
+ * @param {KeyboardEvent} event
+ */
+export function onKeyDown(controller, event) {
+  if (event.defaultPrevented || !controller.answerable || controller.busy) return;
+  const target = /** @type {HTMLElement} */ (event.target);
+  const composing = event.isComposing || event.keyCode === 229;
+  const modified = event.altKey || event.ctrlKey || event.metaKey;
+  const kind = controller.presentation.kind;
+  if (kind === "approval") {
+    if (isEditable(target) || modified || event.shiftKey || event.repeat || composing) return;
+    if (event.key === "Enter" && !target.closest("button, a")) {
+      event.preventDefault();
+      answerWith(controller, "approve", controller.card.questions[0]);
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      answerWith(controller, "reject", controller.card.questions[0]);
+    }
+    return;
+  }
+  if (kind !== "generic") return;
+  const action = target.dataset.action;
+  if (action === "custom") {
+    if (event.key === "Enter" && !event.shiftKey && !composing && !modified) {
+      event.preventDefault();
+      primary(controller);
+    }
+    return;
+  }
+  if (isEditable(target) || modified || composing) return;
+  if (action === "option" && event.key === "Enter") {
+    event.preventDefault();
+    submit(controller);
+  } else if (action === "option" && /^Arrow(?:Up|Down|Left|Right)$/.test(event.key)) {
+    event.preventDefault();
+    const buttons = Array.from(controller.el.querySelectorAll("[data-action=option]"));
+    const step = event.key === "ArrowUp" || event.key === "ArrowLeft" ? -1 : 1;
+    const next = buttons[(buttons.indexOf(target) + step + buttons.length) % buttons.length];
+    if (next instanceof HTMLElement) next.focus();
+  } else if (/^[1-9]$/.test(event.key) && !event.shiftKey) {
+    const index = Number(event.key) - 1;
+    if (index < (controller.card.questions[controller.index].options?.length ?? 0)) {
+      event.preventDefault();
+      selectOption(controller, index);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+// @ts-check
+/**
+ * Approval of a tool call: the subject (name and icon), the question and details in the
+ * person's language, then Reject, Always allow (when offered) and Allow once.
+ * Every function takes the card's controller as `c`.
+ */
+
+import { h, isNode } from "../dom.js";
+import { localized } from "../strings.js";
+import { markdownBlock } from "../sanitize.js";
+import { button, feedbackLine, header, notice } from "../card/parts.js";
+
+/**
+ * @import { CardController, Presenter } from "../card/controller.js"
+ * @import { Presentation, Question } from "../types.js"
+ */
+
+const ICON_URL = /^(?:https?:|data:image\/)/i;
+
+/** @type {Presenter} */
+export const approval = {
+  build,
+  act: (c, action) => answerWith(c, action, c.card.questions[c.index]),
+};
+
+/** @param {CardController} c */
+function build(c) {
+  const t = c.t;
+  const approval = /** @type {Extract<Presentation, {kind: "approval"}>} */ (c.presentation);
+  const locale = c.view.locale;
+  const question = localized(approval.question, locale) ?? c.card.questions[0].question;
+  const detail = approval.detailHtml ? localized(approval.detailHtml, locale) : c.card.view.detailHtml[0];
+  const iconUrl = approval.subjectIcon && ICON_URL.test(approval.subjectIcon.trim()) ? approval.subjectIcon.trim() : null;
+  const subject =
+    approval.subjectName || iconUrl
+      ? h(
+          "p",
+          { class: "ipyask-subject" },
+          iconUrl ? h("img", { class: "ipyask-subject__icon", src: iconUrl, alt: "", width: 20, height: 20, referrerpolicy: "no-referrer" }) : null,
+          h("span", {}, approval.subjectName ?? ""),
+        )
+      : null;
+  const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.waitingApproval];
+  const head = header(c, { eyebrow, title: question, subject });
+  const details = h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details" });
+  if (typeof detail === "string") details.append(markdownBlock(detail));
+  const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", t.reject));
+  if (approval.always) buttons.append(button(c, "always", t.alwaysAllow));
+  buttons.append(
+    button(c, "approve", c.busy ? t.submitting : localized(approval.approveLabel, locale) ?? t.allowOnce, {
+      primary: true,
+      disabled: !c.canSubmit(),
+    }),
+  );
+  return [head, notice(c), h("div", { class: "ipyask-body" }, details), h("div", { class: "ipyask-foot" }, feedbackLine(c), buttons)].filter(isNode);
+}
+
+/**
+ * Answer `question` with the label behind the approve, reject or always control.
+ * @param {CardController} c
+ * @param {string} action
+ * @param {Question} question
+ */
+export function answerWith(c, action, question) {
+  const p = c.presentation;
+  if (p.kind !== "approval") return;
+  const label = action === "approve" ? p.approve : action === "reject" ? p.reject : action === "always" ? p.always ?? null : null;
+  if (label !== null && c.canSubmit()) c.sendAnswer([{ id: question.id, selected: [label] }]);
+}

@@ -1,0 +1,52 @@
+// @ts-check
+/**
+ * A settled card (answered, cancelled or expired): the first question and, when answered, a
+ * one-line summary that expands to every question with its answer.
+ * Every function takes the card's controller as `c`.
+ */
+
+import { h, isNode } from "../dom.js";
+import { header, notice } from "../card/parts.js";
+
+/**
+ * @import { CardController, Presenter } from "../card/controller.js"
+ * @import { AnswerItem } from "../types.js"
+ */
+
+/** @type {Presenter} */
+export const settled = { build };
+
+/** @param {CardController} c */
+function build(c) {
+  const t = c.t;
+  const first = c.card.questions[0];
+  const answer = c.card.status === "answered" ? c.card.answer : undefined;
+  const items = answer?.answers ?? [];
+  const bodyId = items.length > 0 ? c.view.nextId() : undefined;
+  const head = header(c, { eyebrow: first.header ? [first.header] : [], title: first.question, bodyId, expanded: c.expanded });
+  const parts = [head];
+  if (answer) {
+    const values = items.flatMap(answerValues);
+    const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
+    body.append(h("p", { class: "ipyask-summary__line" }, values.length ? values.join(", ") : t.skipped));
+    if (c.expanded) {
+      const list = h("dl", { class: "ipyask-summary__list" });
+      for (const question of c.card.questions) {
+        const item = items.find((candidate) => candidate.id === question.id);
+        const given = item ? answerValues(item) : [];
+        const label = question.header && question.header !== question.question ? `${question.header} — ${question.question}` : question.question;
+        list.append(h("dt", {}, label), h("dd", {}, given.length ? t.answerPrefix + given.join(", ") : t.skippedItem));
+      }
+      body.append(list);
+    }
+    parts.push(body);
+  }
+  parts.push(/** @type {HTMLElement} */ (notice(c)));
+  return parts.filter(isNode);
+}
+
+/** @param {AnswerItem} item */
+function answerValues(item) {
+  const custom = (item.custom ?? "").trim();
+  return custom ? [...item.selected, custom] : [...item.selected];
+}

@@ -1,0 +1,34 @@
+// @ts-check
+/**
+ * The shapes the modules share: the anywidget model, the wire cards (docs/protocol.md) and the
+ * view's own records. Types only: nothing here reaches the bundle.
+ *
+ * @typedef {{
+ *   get(name: string): any,
+ *   set(name: string, value: unknown): void,
+ *   on(event: string, callback: (...args: any[]) => void): void,
+ *   off(event: string, callback?: (...args: any[]) => void): void,
+ *   send(content: object, callbacks?: unknown, buffers?: ArrayBuffer[]): void,
+ *   save_changes(): void,
+ * }} Model
+ * @typedef {{label: string, description?: string}} Option
+ * @typedef {{id: string, question: string, detail?: string, header?: string,
+ *   options?: Option[], multiSelect?: boolean, intent?: {kind: string}}} Question
+ * @typedef {{id: string, selected: string[], custom?: string}} AnswerItem
+ * @typedef {{answers: AnswerItem[]}} Answer
+ * @typedef {{kind: "generic"}
+ *   | {kind: "plan-review", approve: Option, decline?: Option}
+ *   | {kind: "approval", approve: string, reject: string, always?: string,
+ *      subjectName?: string, subjectIcon?: string, question: Record<string, string>,
+ *      detailHtml?: Record<string, string>, approveLabel?: Record<string, string>}} Presentation
+ * @typedef {{key: string, callId?: string, wait: "none" | "indefinite" | "timed",
+ *   questions: Question[], status: "pending" | "continued" | "answered" | "cancelled" | "expired",
+ *   answer?: Answer, frame?: {remainingMs: number, seq: number}, notice?: string,
+ *   view: {presentation: Presentation, detailHtml: (string | null)[]}}} Card
+ * @typedef {{selected: string[], custom: string, skipped: boolean}} Draft
+ * @typedef {{seq: number, deadline: number}} Anchor
+ * @typedef {{rev: number, cards: unknown[]}} CardState
+ * @typedef {{rev: number, upsert: unknown[], remove: unknown[]}} CardChange
+ */
+
+export {};

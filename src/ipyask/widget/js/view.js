@@ -1,0 +1,221 @@
+// @ts-check
+/**
+ * One rendered view of the widget: its cards in the kernel's order, the restore button for
+ * closed cards, an error banner, and the view's side of the protocol (hello, claims,
+ * heartbeats, release). Rendering reads only the synced state (through the hub), so a new view, a
+ * reload or a second view shows the same cards.
+ */
+
+import { CardController } from "./card/controller.js";
+import { ICON_CLOSE, h, icon } from "./dom.js";
+import { PROTOCOL_VERSION, isCard } from "./protocol.js";
+import { STRINGS, fill } from "./strings.js";
+
+/**
+ * @import { Hub } from "./hub.js"
+ * @import { Model } from "./types.js"
+ */
+
+const TICK_MS = 250;
+const HEARTBEAT_MS = 5000;
+
+/** @param {number} bytes */
+function randomId(bytes) {
+  const data = new Uint8Array(bytes);
+  crypto.getRandomValues(data);
+  return Array.from(data, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class View {
+  /**
+   * @param {Model} model
+   * @param {HTMLElement} el
+   * @param {Hub} hub
+   */
+  constructor(model, el, hub) {
+    this.model = model;
+    this.hub = hub;
+    this.id = randomId(12);
+    this.serial = 0;
+    this.locale = "en";
+    /** @type {"en" | "zh"} */
+    this.lang = "en";
+    /** @type {Map<string, CardController>} */
+    this.cards = new Map();
+    /** @type {Set<string>} */
+    this.claimed = new Set();
+    this.windowActive = !document.hidden;
+    this.root = h("div", { class: "ipyask" });
+    this.banner = h("div", { class: "ipyask-banner", role: "alert" });
+    this.list = h("div", { class: "ipyask-cards" });
+    this.restore = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-restore", hidden: true });
+    this.restore.addEventListener("click", () => this.restoreHidden());
+    this.root.append(this.banner, this.list, this.restore);
+    el.append(this.root);
+
+    this.onLanguage = () => this.applyLanguage(true);
+    this.onVisibility = () => this.setWindowActive(!document.hidden);
+    this.onBlur = () => this.setWindowActive(false);
+    this.onFocus = () => this.setWindowActive(!document.hidden);
+    model.on("change:language", this.onLanguage);
+    document.addEventListener("visibilitychange", this.onVisibility);
+    window.addEventListener("blur", this.onBlur);
+    window.addEventListener("focus", this.onFocus);
+
+    hub.views.add(this);
+    hub.listen();
+    this.applyLanguage(false);
+    this.send("hello", {});
+    this.sync();
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.beat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
+  }
+
+  get t() {
+    return STRINGS[this.lang];
+  }
+
+  nextId() {
+    this.serial += 1;
+    return `ipyask-${this.id.slice(0, 8)}-${this.serial}`;
+  }
+
+  /** @param {boolean} rerender */
+  applyLanguage(rerender) {
+    const setting = String(this.model.get("language") ?? "");
+    this.locale = setting || document.documentElement.lang || navigator.language || "en";
+    this.lang = /^zh(?:$|[-_])/i.test(this.locale) ? "zh" : "en";
+    this.root.lang = this.lang;
+    if (rerender) {
+      for (const card of this.cards.values()) card.render();
+      this.updateRestore(false);
+    }
+  }
+
+  sync() {
+    const cards = this.hub.cards().filter(isCard);
+    const seen = new Set();
+    /** @type {CardController | null} */
+    let previous = null;
+    for (const card of cards) {
+      if (seen.has(card.key)) continue;
+      seen.add(card.key);
+      let controller = this.cards.get(card.key);
+      if (controller) controller.update(card);
+      else {
+        controller = new CardController(this, card);
+        this.cards.set(card.key, controller);
+      }
+      const expected = previous ? previous.el.nextSibling : this.list.firstChild;
+      if (expected !== controller.el) {
+        if (previous) previous.el.after(controller.el);
+        else this.list.prepend(controller.el);
+      }
+      previous = controller;
+    }
+    for (const [key, controller] of this.cards) {
+      if (seen.has(key)) continue;
+      controller.destroy();
+      this.cards.delete(key);
+      if (this.claimed.delete(key)) this.send("release", { key });
+    }
+    this.updateRestore(false);
+  }
+
+  /** @param {CardController} controller */
+  updateClaim(controller) {
+    const key = controller.card.key;
+    const wanted = controller.wantsClaim();
+    if (wanted && !this.claimed.has(key)) {
+      this.claimed.add(key);
+      this.send("claim", { key });
+    } else if (!wanted && this.claimed.delete(key)) {
+      this.send("release", { key });
+    }
+  }
+
+  /** @param {boolean} focus */
+  updateRestore(focus) {
+    const count = Array.from(this.cards.values()).filter((card) => card.hidden).length;
+    this.restore.hidden = count === 0;
+    this.restore.textContent = fill(this.t.showHidden, { count });
+    if (focus && count > 0) this.restore.focus({ preventScroll: true });
+  }
+
+  restoreHidden() {
+    /** @type {CardController | null} */
+    let first = null;
+    for (const card of this.cards.values()) {
+      if (!card.hidden) continue;
+      card.hidden = false;
+      card.render();
+      this.updateClaim(card);
+      first ??= card;
+    }
+    this.updateRestore(false);
+    first?.el.focus({ preventScroll: true });
+  }
+
+  /** @param {string} text */
+  showBanner(text) {
+    const close = h("button", { type: "button", class: "ipyask-icon", "aria-label": this.t.dismissError, title: this.t.dismissError }, icon(ICON_CLOSE));
+    close.addEventListener("click", () => this.banner.replaceChildren());
+    this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text), close));
+  }
+
+  /** @param {boolean} active */
+  setWindowActive(active) {
+    if (this.windowActive === active) return;
+    this.windowActive = active;
+    for (const card of this.cards.values()) card.countdown.setFocused(card.countdown.focused);
+  }
+
+  /** @param {string} key */
+  onFrame(key) {
+    this.cards.get(key)?.countdown.refresh();
+  }
+
+  /**
+   * @param {string | null} key
+   * @param {string} text
+   */
+  onError(key, text) {
+    const card = key === null ? undefined : this.cards.get(key);
+    if (card) card.showError(text);
+    else this.showBanner(text);
+  }
+
+  tick() {
+    const now = Date.now();
+    for (const card of this.cards.values()) card.countdown.tick(now);
+  }
+
+  heartbeat() {
+    if (this.claimed.size > 0) this.send("heartbeat", { keys: Array.from(this.claimed) });
+  }
+
+  /**
+   * @param {string} kind
+   * @param {Record<string, unknown>} fields
+   */
+  send(kind, fields) {
+    try {
+      this.model.send({ kind, protocolVersion: PROTOCOL_VERSION, viewId: this.id, ...fields });
+    } catch (error) {
+      console.warn("ipyask: could not send a message to the kernel", error);
+    }
+  }
+
+  destroy() {
+    clearInterval(this.timer);
+    clearInterval(this.beat);
+    this.model.off("change:language", this.onLanguage);
+    document.removeEventListener("visibilitychange", this.onVisibility);
+    window.removeEventListener("blur", this.onBlur);
+    window.removeEventListener("focus", this.onFocus);
+    for (const key of this.claimed) this.send("release", { key });
+    this.claimed.clear();
+    this.hub.views.delete(this);
+    this.root.remove();
+  }
+}
