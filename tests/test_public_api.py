@@ -44,6 +44,7 @@ TOP_LEVEL = {
     "approve",
     "approve_blocking",
     "ask",
+    "ask_batch",
     "ask_blocking",
     "default_panel",
     "default_service",

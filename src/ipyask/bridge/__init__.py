@@ -6,14 +6,15 @@ Two rooms that do not import each other, and the one-liners that wire them:
   continued cards, claims, transcript);
 - :mod:`ipyask.bridge.cell_wait`: helping a cell that waits for the panel's answer, on each
   ipykernel (:class:`BlockingUnsupportedError` where it cannot);
-- ``_one_liners``: ``ask``, ``approve``, their ``*_blocking`` twins and the default service and
-  panel behind them.
+- ``_one_liners``: ``ask``, ``approve``, their ``*_blocking`` twins, ``ask_batch`` (a whole
+  request) and the default service and panel behind them.
 """
 
 from ._one_liners import (
     approve,
     approve_blocking,
     ask,
+    ask_batch,
     ask_blocking,
     default_panel,
     default_service,
@@ -28,6 +29,7 @@ __all__ = [
     "approve",
     "approve_blocking",
     "ask",
+    "ask_batch",
     "ask_blocking",
     "default_panel",
     "default_service",
