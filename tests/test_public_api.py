@@ -31,12 +31,18 @@ TOP_LEVEL = {
     "AskUserQuestionOption",
     "AskUserQuestionRequest",
     "AskUserQuestionTool",
+    "BadAnswerError",
     "BlockingUnsupportedError",
     "ErrorCode",
+    "FormIntent",
+    "FormResult",
     "Next",
     "PendingAnswer",
     "PlanReviewIntent",
     "QuestionPanel",
+    "ToolApprovalIntent",
+    "ToolCall",
+    "ToolDecision",
     "UserQuestionError",
     "UserQuestions",
     "__version__",
@@ -48,7 +54,9 @@ TOP_LEVEL = {
     "ask_blocking",
     "default_panel",
     "default_service",
+    "form_result",
     "show_panel",
+    "tool_decision",
 }
 
 

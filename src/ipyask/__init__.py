@@ -6,6 +6,7 @@ finds session events, the projection, clocks and tool plumbing in :mod:`ipyask.h
 
 from . import host as host  # the host-side vocabulary, as ipyask.host
 from ._agents import Agent
+from ._decisions import BadAnswerError, FormResult, ToolDecision, form_result, tool_decision
 from ._errors import AskCancelledError, ErrorCode, UserQuestionError
 from ._followups import after_answer
 from ._service import UserQuestions
@@ -20,8 +21,11 @@ from ._vocabulary import (
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
+    FormIntent,
     PendingAnswer,
     PlanReviewIntent,
+    ToolApprovalIntent,
+    ToolCall,
 )
 from ._waterfall import Answerer, Next
 from .bridge import (
@@ -50,12 +54,18 @@ __all__ = [
     "AskUserQuestionOption",
     "AskUserQuestionRequest",
     "AskUserQuestionTool",
+    "BadAnswerError",
     "BlockingUnsupportedError",
     "ErrorCode",
+    "FormIntent",
+    "FormResult",
     "Next",
     "PendingAnswer",
     "PlanReviewIntent",
     "QuestionPanel",
+    "ToolApprovalIntent",
+    "ToolCall",
+    "ToolDecision",
     "UserQuestionError",
     "UserQuestions",
     "__version__",
@@ -67,5 +77,7 @@ __all__ = [
     "ask_blocking",
     "default_panel",
     "default_service",
+    "form_result",
     "show_panel",
+    "tool_decision",
 ]

@@ -32,11 +32,14 @@ __all__ = [
     "AskUserQuestionItem",
     "AskUserQuestionOption",
     "AskUserQuestionRequest",
+    "FormIntent",
     "LocalizedText",
     "PendingAnswer",
     "PlanReviewIntent",
     "QuestionWait",
     "TimedUserQuestionResult",
+    "ToolApprovalIntent",
+    "ToolCall",
     "UnknownIntent",
     "WaitFrame",
     "WireModel",
@@ -126,6 +129,79 @@ class ApprovalIntent(WireModel):
     display: ApprovalDisplay | None = None
 
 
+class ToolCall(WireModel):
+    """The tool call a ``tool-approval`` card shows: what would run, with which arguments."""
+
+    name: str = Field(min_length=1)
+    """The tool's name, as the model called it."""
+    arguments: dict[str, Any]
+    """The arguments the model proposed (a JSON object)."""
+    input_schema: dict[str, Any] | None = None
+    """The tool's JSON Schema for its arguments (``inputSchema``, as MCP names it): edited
+    arguments are checked against it, and the card builds its edit form from it when it is a
+    flat object of simple fields."""
+    call_id: str | None = None
+    """The framework's id of this tool call, for the caller's bookkeeping."""
+
+
+class ToolApprovalIntent(WireModel):
+    """ipyask extension: approve, always allow, edit, reject or respond to one tool call.
+
+    Each decision the caller allows is named by an option label (the options are exactly these
+    labels). The chosen label is the answer; ``custom`` carries its text: the edited arguments
+    as JSON text (``edit``), the optional reason (``reject``) or the reply (``respond``).
+    ``detail`` is the tool's description (Markdown).
+    """
+
+    kind: Literal["tool-approval"] = "tool-approval"
+    tool: ToolCall
+    approve: str | None = None
+    """Run the call once, as proposed."""
+    always: str | None = None
+    """Run it, and the caller's persistent grant for this tool."""
+    edit: str | None = None
+    """Run it with the arguments in ``custom`` (JSON text of an object)."""
+    reject: str | None = None
+    """Do not run it; ``custom`` may give the reason, for the model."""
+    respond: str | None = None
+    """Do not run it; ``custom`` is returned to the model in place of the tool's result."""
+
+    def decision_labels(self) -> dict[str, str]:
+        """The allowed decisions, ``{kind: label}``, in the order approve, always, edit,
+        reject, respond."""
+        decisions = {
+            "approve": self.approve,
+            "always": self.always,
+            "edit": self.edit,
+            "reject": self.reject,
+            "respond": self.respond,
+        }
+        return {kind: label for kind, label in decisions.items() if label is not None}
+
+
+class FormIntent(WireModel):
+    """ipyask extension: a form of typed fields, answered, declined or cancelled.
+
+    ``requested_schema`` (``requestedSchema``, as MCP names it) is a flat object schema in the
+    MCP elicitation subset. The options are exactly the ``accept``, ``decline`` and ``cancel``
+    labels; an accepted form carries its values as the JSON text of an object in ``custom``.
+    """
+
+    kind: Literal["form"] = "form"
+    requested_schema: dict[str, Any]
+    accept: str
+    """Submit the values."""
+    decline: str | None = None
+    """An explicit no: the person will not give these values."""
+    cancel: str | None = None
+    """Dismissed without a decision."""
+
+    def action_labels(self) -> dict[str, str]:
+        """The offered actions, ``{action: label}``, in the order accept, decline, cancel."""
+        actions = {"accept": self.accept, "decline": self.decline, "cancel": self.cancel}
+        return {action: label for action, label in actions.items() if label is not None}
+
+
 class UnknownIntent(WireModel):
     """An intent kind this version does not know: kept verbatim, presented as the generic flow."""
 
@@ -136,12 +212,16 @@ class UnknownIntent(WireModel):
 
 def _intent_tag(value: Any) -> str:
     kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-    return kind if kind in ("plan-review", "approval") else "unknown"
+    return kind if kind in _KNOWN_KINDS else "unknown"
 
+
+_KNOWN_KINDS = ("plan-review", "approval", "tool-approval", "form")
 
 AskUserQuestionIntent = Annotated[
     Annotated[PlanReviewIntent, Tag("plan-review")]
     | Annotated[ApprovalIntent, Tag("approval")]
+    | Annotated[ToolApprovalIntent, Tag("tool-approval")]
+    | Annotated[FormIntent, Tag("form")]
     | Annotated[UnknownIntent, Tag("unknown")],
     Discriminator(_intent_tag),
 ]

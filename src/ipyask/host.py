@@ -9,6 +9,7 @@ plumbing, the tool's definition and result types, clocks, and abort signals: the
 from ._abort import AbortController, AbortError, AbortSignal
 from ._agents import AgentRegistry
 from ._clock import Clock, LoopClock
+from ._decisions import answer_errors, form_answer_item, tool_answer_item
 from ._errors import HarnessError, restore_error
 from ._events import (
     MessageSource,
@@ -23,6 +24,20 @@ from ._events import (
     TurnStartEvent,
     UserMessageEvent,
 )
+from ._form_schema import (
+    BooleanField,
+    EnumOption,
+    FormField,
+    FormSchema,
+    FormSchemaError,
+    MultiSelectField,
+    NumberField,
+    SelectField,
+    StringField,
+    form_value_errors,
+    parse_form_schema,
+)
+from ._json_schema import json_schema_errors
 from ._projection import (
     PendingUserQuestion,
     SettledUserQuestion,
@@ -48,19 +63,28 @@ __all__ = [
     "AbortSignal",
     "AgentRegistry",
     "AskUserQuestionIntent",
+    "BooleanField",
     "Clock",
+    "EnumOption",
+    "FormField",
+    "FormSchema",
+    "FormSchemaError",
     "HarnessError",
     "LoopClock",
     "MessageSource",
+    "MultiSelectField",
+    "NumberField",
     "OtherEvent",
     "PendingUserQuestion",
     "PtcDispatchEvent",
     "QuestionWait",
     "RequestHeaderEvent",
+    "SelectField",
     "Session",
     "SessionEvent",
     "SettledUserQuestion",
     "Settlement",
+    "StringField",
     "TimedQuestionWait",
     "TimedUserQuestionResult",
     "ToolCallEvent",
@@ -76,6 +100,12 @@ __all__ = [
     "UserQuestionProjectionView",
     "UserQuestionState",
     "WaitFrame",
+    "answer_errors",
     "ask_user_question_definition",
+    "form_answer_item",
+    "form_value_errors",
+    "json_schema_errors",
+    "parse_form_schema",
     "restore_error",
+    "tool_answer_item",
 ]

@@ -2,7 +2,9 @@
 
 In process, with the core install alone:
 
-- :class:`ScriptedAnswerer` answers from a script (unit tests of agent code).
+- :class:`ScriptedAnswerer` answers from a script (unit tests of agent code), including tool
+  approvals (:class:`Approve`, :class:`AlwaysAllow`, :class:`Edit`, :class:`Reject`,
+  :class:`Respond`) and forms (a ``dict`` of values, :class:`Decline`, :class:`Cancel`).
 - :class:`ManualClock` makes deadlines deterministic.
 
 Against a **real kernel** (the ``ipyask[testing]`` extra: ``ipykernel``, ``jupyter_client``):
@@ -23,7 +25,20 @@ from typing import TYPE_CHECKING, Any
 
 from .._clock import ManualClock, drain_loop
 from ._browser import find_chromium, launch_chromium
-from ._scripted import SKIP, TIME_OUT, Other, Reply, ScriptedAnswerer
+from ._scripted import (
+    SKIP,
+    TIME_OUT,
+    AlwaysAllow,
+    Approve,
+    Cancel,
+    Decline,
+    Edit,
+    Other,
+    Reject,
+    Reply,
+    Respond,
+    ScriptedAnswerer,
+)
 
 if TYPE_CHECKING:
     from ._headless import HeadlessFrontend
@@ -43,8 +58,13 @@ if TYPE_CHECKING:
 __all__ = [
     "SKIP",
     "TIME_OUT",
+    "AlwaysAllow",
+    "Approve",
+    "Cancel",
     "CellAborted",
     "CustomMessage",
+    "Decline",
+    "Edit",
     "Execution",
     "FrontendError",
     "FrontendTimeout",
@@ -56,7 +76,9 @@ __all__ = [
     "NotebookEvent",
     "NotebookRunner",
     "Other",
+    "Reject",
     "Reply",
+    "Respond",
     "ScriptedAnswerer",
     "Step",
     "WidgetModel",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Union
+from dataclasses import dataclass, field
+from typing import Any, Union
 
 from .._agents import Agent
+from .._decisions import answer_errors, form_answer_item, tool_answer_item
 from .._errors import UserQuestionError
 from .._service import UserQuestions
 from .._vocabulary import (
@@ -14,10 +15,25 @@ from .._vocabulary import (
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionRequest,
+    FormIntent,
+    ToolApprovalIntent,
 )
 from .._waterfall import Next
 
-__all__ = ["SKIP", "TIME_OUT", "Other", "Reply", "ScriptedAnswerer"]
+__all__ = [
+    "SKIP",
+    "TIME_OUT",
+    "AlwaysAllow",
+    "Approve",
+    "Cancel",
+    "Decline",
+    "Edit",
+    "Other",
+    "Reject",
+    "Reply",
+    "Respond",
+    "ScriptedAnswerer",
+]
 
 
 @dataclass(frozen=True)
@@ -26,6 +42,47 @@ class Other:
 
     text: str
     selected: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Approve:
+    """Tool approval: run the call as proposed."""
+
+
+@dataclass(frozen=True)
+class AlwaysAllow:
+    """Tool approval: run it, and grant the tool from now on (the caller's persistent grant)."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Tool approval: run it with these arguments instead."""
+
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reject:
+    """Tool approval: do not run it; ``message`` tells the model why."""
+
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Respond:
+    """Tool approval: do not run it; ``text`` goes to the model in place of its result."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Decline:
+    """Form: an explicit no."""
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """Form: dismissed without a decision."""
 
 
 class _Marker:
@@ -42,19 +99,36 @@ TIME_OUT = _Marker("TIME_OUT")
 """Let the countdown run out: the answerer rejects with ``ASK_TIMED_OUT``."""
 
 Reply = Union[  # noqa: UP007 (a recursive alias needs Union at run time)
-    str, Sequence[str], Other, _Marker, Callable[[AskUserQuestionItem], "Reply"]
+    str,
+    Sequence[str],
+    Other,
+    _Marker,
+    Approve,
+    AlwaysAllow,
+    Edit,
+    Reject,
+    Respond,
+    Decline,
+    Cancel,
+    Mapping[str, Any],
+    Callable[[AskUserQuestionItem], "Reply"],
 ]
-"""A label, labels, :class:`Other` text, :data:`SKIP`, :data:`TIME_OUT`, or a function of the
+"""A label, labels, :class:`Other` text, :data:`SKIP`, :data:`TIME_OUT`; for a tool approval
+:class:`Approve`, :class:`AlwaysAllow`, :class:`Edit`, :class:`Reject` or :class:`Respond`; for a
+form a ``dict`` of field values, :class:`Decline` or :class:`Cancel`; or a function of the
 question returning one of those."""
 
 
 class ScriptedAnswerer:
-    """Answers each question from ``script``, looked up by question id, then question text.
+    """Answers each question from ``script``, looked up by question id, then question text, then
+    (for a tool approval) the tool's name.
 
     A request with a question the script does not know is delegated with ``next()`` when
     ``delegate_unknown`` (the default), else it fails with a ``LookupError``. Labels are checked
     against the offered options unless the question has no options. Every request seen is kept
-    in :attr:`requests`.
+    in :attr:`requests`. Tool decisions and form values are checked against what the card
+    offers (its decisions, the tool's argument schema, the form's schema): a script that answers
+    outside them fails with a ``ValueError``.
     """
 
     def __init__(self, script: Mapping[str, Reply], *, delegate_unknown: bool = True) -> None:
@@ -71,7 +145,12 @@ class ScriptedAnswerer:
     def _reply_for(self, question: AskUserQuestionItem) -> Reply | None:
         if question.id in self.script:
             return self.script[question.id]
-        return self.script.get(question.question)
+        if question.question in self.script:
+            return self.script[question.question]
+        intent = question.intent
+        if isinstance(intent, ToolApprovalIntent):
+            return self.script.get(intent.tool.name)
+        return None
 
     async def __call__(self, request: AskUserQuestionRequest, next: Next) -> AskUserQuestionAnswer:
         replies = [self._reply_for(question) for question in request.questions]
@@ -92,6 +171,13 @@ class ScriptedAnswerer:
 
 
 def _item(question: AskUserQuestionItem, reply: object) -> AskUserQuestionAnswerItem:
+    rich = _rich_item(question, reply)
+    if rich is not None:
+        problems = answer_errors(question, rich)
+        if problems:
+            shown = "; ".join(f"{key}: {text}" if key else text for key, text in problems.items())
+            raise ValueError(f"the script's answer to question {question.id} is refused: {shown}")
+        return rich
     if reply is SKIP:
         return AskUserQuestionAnswerItem(id=question.id, selected=[])
     if isinstance(reply, Other):
@@ -113,3 +199,31 @@ def _check_labels(question: AskUserQuestionItem, labels: list[str]) -> None:
                 f"the script answers question {question.id} with {label!r}, "
                 f"which is none of its options {offered}"
             )
+
+
+def _rich_item(question: AskUserQuestionItem, reply: object) -> AskUserQuestionAnswerItem | None:
+    """The item for a tool decision or form reply; ``None`` for the plain replies."""
+    intent = question.intent
+    tool_reply = isinstance(reply, (Approve, AlwaysAllow, Edit, Reject, Respond))
+    form_reply = isinstance(reply, (Decline, Cancel, Mapping))
+    if tool_reply and not isinstance(intent, ToolApprovalIntent):
+        raise ValueError(f"the script gives a tool decision to question {question.id}")
+    if form_reply and not isinstance(intent, FormIntent):
+        raise ValueError(f"the script gives form values to question {question.id}")
+    if isinstance(reply, Approve):
+        return tool_answer_item(question, "approve")
+    if isinstance(reply, AlwaysAllow):
+        return tool_answer_item(question, "always")
+    if isinstance(reply, Edit):
+        return tool_answer_item(question, "edit", arguments=dict(reply.arguments))
+    if isinstance(reply, Reject):
+        return tool_answer_item(question, "reject", message=reply.message)
+    if isinstance(reply, Respond):
+        return tool_answer_item(question, "respond", message=reply.text)
+    if isinstance(reply, Decline):
+        return form_answer_item(question, "decline")
+    if isinstance(reply, Cancel):
+        return form_answer_item(question, "cancel")
+    if isinstance(reply, Mapping):
+        return form_answer_item(question, "accept", dict(reply))
+    return None

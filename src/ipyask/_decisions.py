@@ -1,0 +1,279 @@
+"""Typed results of ``tool-approval`` and ``form`` questions, read from plain answer items.
+
+The seam's answer shape stays: the chosen label names the decision and ``custom`` carries its
+text (edited arguments or form values as JSON text, a reason, a reply). The readers here check
+an item against what its card offered and turn it into a :class:`ToolDecision` or a
+:class:`FormResult`; the writers build the item for a decision (used by the testing tools).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ._errors import UserQuestionError
+from ._form_schema import form_value_errors, parse_form_schema
+from ._json_schema import json_schema_errors
+from ._vocabulary import (
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    FormIntent,
+    ToolApprovalIntent,
+)
+
+__all__ = [
+    "BadAnswerError",
+    "DecisionKind",
+    "FormAction",
+    "FormResult",
+    "ToolDecision",
+    "answer_errors",
+    "form_answer_item",
+    "form_result",
+    "tool_answer_item",
+    "tool_decision",
+]
+
+DecisionKind = Literal["approve", "always", "edit", "reject", "respond"]
+FormAction = Literal["accept", "decline", "cancel"]
+
+
+class ToolDecision(BaseModel):
+    """The person's decision on a tool call.
+
+    ``arguments`` are the arguments to run the tool with: the edited ones for ``edit``, else the
+    proposed ones. ``message`` is the reason of a ``reject`` (may be ``None``) or the reply of a
+    ``respond`` (the tool's stand-in result).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: DecisionKind
+    arguments: dict[str, Any]
+    message: str | None = None
+
+    @property
+    def approved(self) -> bool:
+        """Whether the tool should run (``approve``, ``always`` or ``edit``)."""
+        return self.kind in ("approve", "always", "edit")
+
+
+class FormResult(BaseModel):
+    """The outcome of a form: ``accept`` with values valid against the schema, ``decline`` (an
+    explicit no) or ``cancel`` (dismissed without a decision)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    action: FormAction
+    values: dict[str, Any] | None = None
+    """The submitted values; only when accepted."""
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the person submitted values."""
+        return self.action == "accept"
+
+
+class BadAnswerError(UserQuestionError):
+    """``BAD_ANSWER`` for one item: ``field_errors`` maps a field (or argument path; ``""`` for
+    the whole answer) to what is wrong with it."""
+
+    def __init__(self, question_id: str, field_errors: dict[str, str]) -> None:
+        problems = "; ".join(
+            f"{field}: {message}" if field else message for field, message in field_errors.items()
+        )
+        super().__init__(
+            f"the answer to question {question_id} is refused: {problems}", "BAD_ANSWER"
+        )
+        self.question_id = question_id
+        self.field_errors = field_errors
+
+
+def _text(custom: str | None) -> str | None:
+    return custom if custom is not None and custom.strip() else None
+
+
+class _NotAnObject(ValueError):
+    pass
+
+
+def _load_object(custom: str, what: str) -> dict[str, Any]:
+    """The JSON object in ``custom``; raises :class:`_NotAnObject` saying what is wrong."""
+    try:
+        value = json.loads(custom)
+    except json.JSONDecodeError as error:
+        raise _NotAnObject(
+            f"{what} are not valid JSON ({error.msg} at line {error.lineno})"
+        ) from None
+    if not isinstance(value, dict):
+        raise _NotAnObject(f"{what} must be a JSON object")
+    return value
+
+
+def _chosen(
+    question: AskUserQuestionItem, item: AskUserQuestionAnswerItem, by_label: dict[str, str]
+) -> str | dict[str, str] | None:
+    """The role of the chosen label, ``None`` when none is chosen, or ``{"": problem}``."""
+    if item.id != question.id:
+        return {"": f"the item answers {item.id!r}, not question {question.id!r}"}
+    if len(item.selected) > 1:
+        return {"": "takes exactly one decision"}
+    if not item.selected:
+        return None
+    label = item.selected[0]
+    if label not in by_label:
+        offered = ", ".join(json.dumps(label) for label in by_label)
+        return {"": f"{json.dumps(label)} is not one of the offered choices ({offered})"}
+    return by_label[label]
+
+
+def _read_tool(
+    question: AskUserQuestionItem, item: AskUserQuestionAnswerItem
+) -> ToolDecision | dict[str, str]:
+    intent = question.intent
+    if not isinstance(intent, ToolApprovalIntent):
+        raise TypeError(f"question {question.id} is not a tool approval")
+    labels = intent.decision_labels()
+    chosen = _chosen(question, item, {label: kind for kind, label in labels.items()})
+    if isinstance(chosen, dict):
+        return chosen
+    text = _text(item.custom)
+    kind = chosen
+    if kind is None:  # free text alone, as a client without this intent sends it
+        if text is None:
+            return {"": "a tool approval needs a decision; skipping is not one"}
+        kind = next((k for k in ("respond", "reject") if k in labels), None)
+        if kind is None:
+            return {"": "free text needs a Respond or Reject decision, which is not offered"}
+    proposed = dict(intent.tool.arguments)
+    if kind in ("approve", "always"):
+        if item.custom is not None:
+            return {"": f"the {kind} decision takes no text"}
+        return ToolDecision(kind=kind, arguments=proposed)
+    if kind == "edit":
+        if item.custom is None:
+            return {"": "the edit decision needs the edited arguments as JSON text"}
+        try:
+            arguments = _load_object(item.custom, "the edited arguments")
+        except _NotAnObject as problem:
+            return {"": str(problem)}
+        errors = json_schema_errors(intent.tool.input_schema, arguments)
+        if errors:
+            return dict(errors)
+        return ToolDecision(kind="edit", arguments=arguments)
+    if kind == "respond" and text is None:
+        return {"": "the respond decision needs the text to return to the model"}
+    assert kind in ("reject", "respond")
+    return ToolDecision(kind=kind, arguments=proposed, message=text)
+
+
+def _read_form(
+    question: AskUserQuestionItem, item: AskUserQuestionAnswerItem
+) -> FormResult | dict[str, str]:
+    intent = question.intent
+    if not isinstance(intent, FormIntent):
+        raise TypeError(f"question {question.id} is not a form")
+    labels = intent.action_labels()
+    chosen = _chosen(question, item, {label: action for action, label in labels.items()})
+    if isinstance(chosen, dict):
+        return chosen
+    action = chosen
+    if action is None:
+        if item.custom is not None:
+            action = "accept"  # values typed as free text, as a client without this intent sends
+        elif "cancel" in labels:
+            action = "cancel"  # a skipped form was dismissed without a decision
+        else:
+            return {"": "a form needs an answer: submit it or decline it"}
+    if action in ("decline", "cancel"):
+        if item.custom is not None:
+            return {"": f"the {action} action takes no values"}
+        return FormResult(action=action)
+    values: dict[str, Any] = {}
+    if item.custom is not None:
+        try:
+            values = _load_object(item.custom, "the form's values")
+        except _NotAnObject as problem:
+            return {"": str(problem)}
+    errors = form_value_errors(parse_form_schema(intent.requested_schema), values)
+    if errors:
+        return errors
+    return FormResult(action="accept", values=values)
+
+
+def answer_errors(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem) -> dict[str, str]:
+    """What is wrong with ``item`` as the answer to a ``tool-approval`` or ``form`` question,
+    per field (``""`` for the whole answer); empty when it fits, and for any other question."""
+    if isinstance(question.intent, ToolApprovalIntent):
+        read: object = _read_tool(question, item)
+    elif isinstance(question.intent, FormIntent):
+        read = _read_form(question, item)
+    else:
+        return {}
+    return read if isinstance(read, dict) else {}
+
+
+def tool_decision(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem) -> ToolDecision:
+    """The decision ``item`` gives on tool-approval ``question``; raises :class:`BadAnswerError`
+    when it is outside the offered decisions or the edited arguments break the tool's schema.
+
+    A label alone is that decision; free text without a label (a client that shows the generic
+    flow) is a ``respond`` when offered, else a ``reject`` with that reason.
+    """
+    read = _read_tool(question, item)
+    if isinstance(read, dict):
+        raise BadAnswerError(question.id, read)
+    return read
+
+
+def form_result(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem) -> FormResult:
+    """The outcome ``item`` gives on form ``question``; raises :class:`BadAnswerError` (per
+    field) when the values do not fit the schema.
+
+    Free text without a label is read as the values' JSON (accept); a skipped form is a cancel
+    when cancel is offered.
+    """
+    read = _read_form(question, item)
+    if isinstance(read, dict):
+        raise BadAnswerError(question.id, read)
+    return read
+
+
+def _label(offered: dict[str, str], role: str, question: AskUserQuestionItem) -> str:
+    if role not in offered:
+        raise ValueError(
+            f"question {question.id} does not offer {role} (it offers {list(offered)})"
+        )
+    return offered[role]
+
+
+def tool_answer_item(
+    question: AskUserQuestionItem,
+    kind: DecisionKind,
+    *,
+    arguments: dict[str, Any] | None = None,
+    message: str | None = None,
+) -> AskUserQuestionAnswerItem:
+    """The answer item for decision ``kind``: its label, with the edited arguments (as JSON
+    text) for ``edit`` or ``message`` for ``reject`` and ``respond``. Not checked."""
+    intent = question.intent
+    if not isinstance(intent, ToolApprovalIntent):
+        raise TypeError(f"question {question.id} is not a tool approval")
+    label = _label(intent.decision_labels(), kind, question)
+    custom = json.dumps(arguments, ensure_ascii=False) if kind == "edit" else message
+    return AskUserQuestionAnswerItem(id=question.id, selected=[label], custom=custom)
+
+
+def form_answer_item(
+    question: AskUserQuestionItem, action: FormAction, values: dict[str, Any] | None = None
+) -> AskUserQuestionAnswerItem:
+    """The answer item for form ``action``: its label, with ``values`` as JSON text when
+    accepted. Not checked."""
+    intent = question.intent
+    if not isinstance(intent, FormIntent):
+        raise TypeError(f"question {question.id} is not a form")
+    label = _label(intent.action_labels(), action, question)
+    custom = json.dumps(values or {}, ensure_ascii=False) if action == "accept" else None
+    return AskUserQuestionAnswerItem(id=question.id, selected=[label], custom=custom)
