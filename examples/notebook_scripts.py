@@ -20,6 +20,12 @@ SCRIPTS = {
         "Which format should the report use?": [TIME_OUT, Other("HTML")],
     },
     "testing-agents.ipynb": {},
+    "langgraph.ipynb": {
+        "Run delete_files?": "Approve",
+        "What should the report be called?": "Q3 report",
+    },
+    "openai-agents.ipynb": {"Run send_email?": "Approve"},
+    "pydantic-ai.ipynb": {"Run drop_table?": "Approve"},
 }
 
 THEN_AWAIT = {"quickstart.ipynb": "task"}
