@@ -54,7 +54,8 @@ def delete_file(path: str) -> str:
 
 call = {"name": "delete_file", "args": {"path": "a.txt"}, "id": "c1"}
 model = FakeModel(responses=[AIMessage(content="", tool_calls=[call]), AIMessage(content="done")])
-hitl = HumanInTheLoopMiddleware(interrupt_on={"delete_file": {"allowed_decisions": ["approve", "reject"]}})
+allowed = {"allowed_decisions": ["approve", "reject"]}
+hitl = HumanInTheLoopMiddleware(interrupt_on={"delete_file": allowed})
 graph = create_agent(model, tools=[delete_file], middleware=[hitl], checkpointer=InMemorySaver())
 task = asyncio.ensure_future(
     lg.run(graph, {"messages": [("user", "clean up")]}, {"configurable": {"thread_id": "k"}})
