@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipyask.testing import SKIP, TIME_OUT, Other
+from ipyask.testing import SKIP, TIME_OUT, Edit, Other
 
 SCRIPTS = {
     "quickstart.ipynb": {
@@ -15,6 +15,8 @@ SCRIPTS = {
         },
         "Run this migration plan?": "Approve",
         "Deploy to production tonight?": [TIME_OUT, "Yes"],
+        "Run write_file?": Edit({"path": "report-draft.md", "overwrite": False}),
+        "Book a table for the team dinner": {"name": "Ada", "email": "ada@example.org", "seats": 4},
     },
     "agent-loop.ipynb": {
         "Which format should the report use?": [TIME_OUT, Other("HTML")],

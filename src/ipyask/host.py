@@ -44,6 +44,7 @@ from ._projection import (
     UserQuestionProjectionView,
     UserQuestionState,
 )
+from ._rich_questions import DECISION_LABELS, FORM_LABELS, form_question, tool_approval_question
 from ._session import Session, UserMessage
 from ._settlement import Settlement
 from ._timed_wait import TimedQuestionWait
@@ -57,6 +58,8 @@ from ._vocabulary import (
 )
 
 __all__ = [
+    "DECISION_LABELS",
+    "FORM_LABELS",
     "PENDING_NOTICE",
     "AbortController",
     "AbortError",
@@ -103,9 +106,11 @@ __all__ = [
     "answer_errors",
     "ask_user_question_definition",
     "form_answer_item",
+    "form_question",
     "form_value_errors",
     "json_schema_errors",
     "parse_form_schema",
     "restore_error",
     "tool_answer_item",
+    "tool_approval_question",
 ]

@@ -48,6 +48,8 @@ def test_notebook_runs_end_to_end(path: Path) -> None:
             shown = frontend.execute("print(results.value)").stdout
             assert "database: SQLite (Recommended)" in shown
             assert "deploy (late reply): ['Yes']" in shown
+            assert "tool: edit {'path': 'report-draft.md', 'overwrite': False}" in shown
+            assert "form: accept {'name': 'Ada', 'email': 'ada@example.org', 'seats': 4}" in shown
             assert "<b>done</b>" in shown
     kinds = [event.kind for event in events]
     expected_cards = len(SCRIPTS[path.name])

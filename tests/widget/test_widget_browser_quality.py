@@ -255,3 +255,30 @@ def test_sanitizer_also_guards_html_in_state(wpage) -> None:
     assert 'src="http://evil.test/p.png"' in html  # http images are allowed by the policy
     wpage.page.wait_for_timeout(200)
     assert wpage.page.evaluate("window.__xss ?? null") is None
+
+
+def test_a_long_unbroken_subject_name_wraps_inside_the_card(wpage) -> None:
+    name = "x" * 1500
+    card = approval("long")
+    intent = dict(card.questions[0].intent.model_dump(by_alias=True))  # type: ignore[union-attr]
+    intent["subject"] = {"name": name}
+    wire = card.to_wire()
+    wire["questions"][0]["intent"] = intent
+    wpage.mount(QuestionWidget(cards=[Card.model_validate(wire)]))
+    page = wpage.page
+    subject = page.locator("article[data-key=long] .ipyask-subject")
+    expect(subject).to_contain_text("xxxx")
+    box = page.evaluate(
+        """() => {
+          const card = document.querySelector('article[data-key=long]');
+          const subject = card.querySelector('.ipyask-subject span');
+          const close = card.querySelector('[data-action=close]');
+          const c = card.getBoundingClientRect(), s = subject.getBoundingClientRect();
+          return {cardRight: c.right, subjectRight: s.right, scroll: card.scrollWidth,
+                  client: card.clientWidth, closeTop: close.getBoundingClientRect().top,
+                  subjectTop: s.top, subjectHeight: s.height};
+        }"""
+    )
+    assert box["subjectRight"] <= box["cardRight"] + 0.5, box
+    assert box["scroll"] <= box["client"], box
+    assert box["subjectHeight"] > 40, box  # it wrapped onto several lines

@@ -261,7 +261,7 @@ def test_cards_sync_as_json_text_reusing_unchanged_cards() -> None:
     assert isinstance(first, str)
     assert json.loads(first) == {"rev": 2, "cards": widget.cards}
     widget.set_card(Card(key="b", questions=[AskUserQuestionItem(id="q", question="<b>?")]))
-    texts = widget._card_texts
+    texts = widget.store._texts
     assert texts["a"][1] == first[first.index("[") + 1 : -2]  # the unchanged card's text
     assert json.loads(widget.get_state(["cards"])["cards"])["cards"] == widget.cards
     widget.update_card("a", status="cancelled")

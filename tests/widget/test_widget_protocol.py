@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -83,6 +84,17 @@ BAD: list[object] = [
     {"kind": "heartbeat", **VIEW, "keys": "k"},
     {"kind": "hello", **VIEW, "surprise": True},
     {"kind": "frame", "protocolVersion": 2, "key": "k", "remainingMs": 1, "seq": 1},
+    {"kind": "hello", "viewId": "v"},  # protocolVersion is required of views
+    {"kind": "claim", "viewId": "v", "key": "k"},
+    {"kind": "claim", **VIEW, "key": "\ud800"},  # a lone surrogate: not sendable text
+    {"kind": "hello", **VIEW, "viewId": "v\udfff"},
+    {
+        "kind": "answer",
+        **VIEW,
+        "key": "k",
+        "answer": {"answers": [{"id": "q", "selected": ["\ud800"]}]},
+    },
+    {"kind": "hello", **VIEW, "\ud800": 1},
 ]
 
 
@@ -117,10 +129,56 @@ def test_invalid_messages_get_an_error_reply_and_no_callback(widget_sends, conte
 
 def test_error_reply_names_the_card_and_view(widget_sends) -> None:
     widget, sent = widget_sends
-    widget._handle_custom_msg_content(widget, {"kind": "claim", "viewId": "v9", "key": "k"}, [])
-    assert sent == []  # protocolVersion defaults to the current one
     widget._handle_custom_msg_content(widget, {"kind": "answer", **VIEW, "key": "k7"}, [])
     assert sent[0]["key"] == "k7" and sent[0]["viewId"] == "v1"
+
+
+def test_a_message_without_protocol_version_gets_bad_message(widget_sends) -> None:
+    widget, sent = widget_sends
+    received: list[object] = []
+    widget.on_view_message(received.append)
+    widget._handle_custom_msg_content(widget, {"kind": "claim", "viewId": "v9", "key": "k"}, [])
+    assert received == []
+    assert [(m["code"], m["key"], m["viewId"]) for m in sent] == [("BAD_MESSAGE", "k", "v9")]
+    assert "protocolVersion" in sent[0]["message"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"kind": "claim", **VIEW, "key": "\ud800"},
+        {"kind": "claim", **VIEW, "viewId": "\ud800", "key": "k"},
+        {"kind": "\ud800", **VIEW, "key": "k"},
+        {"kind": "hello", **VIEW, "\udc80": 1},
+        {"kind": "claim", "protocolVersion": 2, "viewId": "\ud800", "key": "\udfff"},
+    ],
+)
+def test_a_lone_surrogate_gets_bad_message_and_is_never_echoed(widget_sends, content) -> None:
+    widget, sent = widget_sends
+    received: list[object] = []
+    widget.on_view_message(received.append)
+    widget._handle_custom_msg_content(widget, content, [])
+    assert received == []
+    (reply,) = sent
+    assert reply["code"] == "BAD_MESSAGE"
+    json.dumps(reply, ensure_ascii=False).encode("utf-8")  # what jupyter_client must encode
+    for field in ("key", "viewId"):
+        if field in reply:
+            assert reply[field] == content[field]
+
+
+def test_callback_error_codes_are_view_error_codes(widget_sends) -> None:
+    widget, sent = widget_sends
+
+    class Coded(Exception):
+        code = "SOMETHING_ELSE"
+
+    def fail(message: object) -> None:
+        raise Coded("no \ud800 here")
+
+    widget.on_view_message(fail)
+    widget._handle_custom_msg_content(widget, {"kind": "cancel", **VIEW, "key": "k"}, [])
+    assert [(m["code"], m["message"]) for m in sent] == [("INTERNAL_ERROR", "no \\ud800 here")]
 
 
 def test_comm_messages_are_dispatched_through_the_widget(widget_sends) -> None:
@@ -172,10 +230,10 @@ def test_remove_callback(widget_sends) -> None:
 
 def test_send_message_validates(widget_sends) -> None:
     widget, sent = widget_sends
-    widget.send_message({"kind": "error", "code": "X", "message": "m"})
+    widget.send_message({"kind": "error", "code": "NOT_TIMED", "message": "m"})
     widget.send_error("BAD_ANSWER", "missing q2", key="k", view_id="v")
     assert sent == [
-        {"kind": "error", "protocolVersion": 2, "code": "X", "message": "m"},
+        {"kind": "error", "protocolVersion": 2, "code": "NOT_TIMED", "message": "m"},
         {
             "kind": "error",
             "protocolVersion": 2,
@@ -187,6 +245,8 @@ def test_send_message_validates(widget_sends) -> None:
     ]
     with pytest.raises(ValidationError):
         widget.send_message({"kind": "frame", "key": "k", "remainingMs": -1, "seq": 1})
+    with pytest.raises(ValidationError):  # codes are the documented ViewErrorCode values
+        widget.send_message({"kind": "error", "code": "X", "message": "m"})
 
 
 json_values = st.recursive(

@@ -6,18 +6,22 @@ Two rooms that do not import each other, and the one-liners that wire them:
   continued cards, claims, transcript);
 - :mod:`ipyask.bridge.cell_wait`: helping a cell that waits for the panel's answer, on each
   ipykernel (:class:`BlockingUnsupportedError` where it cannot);
-- ``_one_liners``: ``ask``, ``approve``, their ``*_blocking`` twins, ``ask_batch`` (a whole
-  request) and the default service and panel behind them.
+- ``_one_liners``: ``ask``, ``approve``, ``approve_tool``, ``form``, their ``*_blocking`` twins,
+  ``ask_batch`` (a whole request) and the default service and panel behind them.
 """
 
 from ._one_liners import (
     approve,
     approve_blocking,
+    approve_tool,
+    approve_tool_blocking,
     ask,
     ask_batch,
     ask_blocking,
     default_panel,
     default_service,
+    form,
+    form_blocking,
     show_panel,
 )
 from .cell_wait import BlockingUnsupportedError
@@ -28,10 +32,14 @@ __all__ = [
     "QuestionPanel",
     "approve",
     "approve_blocking",
+    "approve_tool",
+    "approve_tool_blocking",
     "ask",
     "ask_batch",
     "ask_blocking",
     "default_panel",
     "default_service",
+    "form",
+    "form_blocking",
     "show_panel",
 ]

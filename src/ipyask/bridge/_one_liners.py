@@ -1,5 +1,6 @@
-"""The one-liners on a default service and panel: ``ask``, ``approve`` and their ``*_blocking``
-twins, ``ask_batch``, ``default_service``, ``default_panel`` and ``show_panel``.
+"""The one-liners on a default service and panel: ``ask``, ``approve``, ``approve_tool``,
+``form`` and their ``*_blocking`` twins, ``ask_batch``, ``default_service``, ``default_panel`` and
+``show_panel``.
 
 The first call in a cell shows the default panel in that cell's output; later calls in the same
 cell reuse it. Outside a Jupyter kernel no panel exists and the default service answers only
@@ -13,16 +14,19 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, overload
 from weakref import WeakKeyDictionary
 
 from .._agents import Agent
+from .._decisions import DecisionKind, FormResult, ToolDecision, form_result, tool_decision
 from .._errors import UserQuestionError
+from .._rich_questions import form_question, tool_approval_question
 from .._service import MAX_TIMEOUT_MS, UserQuestions
 from .._vocabulary import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
     AskUserQuestionRequest,
     PendingAnswer,
 )
@@ -32,11 +36,15 @@ from .panel import QuestionPanel
 __all__ = [
     "approve",
     "approve_blocking",
+    "approve_tool",
+    "approve_tool_blocking",
     "ask",
     "ask_batch",
     "ask_blocking",
     "default_panel",
     "default_service",
+    "form",
+    "form_blocking",
     "show_panel",
 ]
 
@@ -261,6 +269,166 @@ def approve_blocking(
     service = default_service()
     answer = _cell_wait.run_blocking(lambda: service.ask(request))
     return answer.answers[0].selected[0]
+
+
+# -- tool approvals and forms --------------------------------------------------------------
+
+_Outcome = AskUserQuestionAnswer | PendingAnswer
+_DEFAULT_DECISIONS: tuple[DecisionKind, ...] = ("approve", "edit", "reject")
+
+
+def _asking(item: AskUserQuestionItem, timeout: float | None) -> Callable[[], Awaitable[_Outcome]]:
+    """What asks ``item`` on the default service: timed (as :func:`ask_blocking`) with
+    ``timeout`` seconds, else blocking until the person answers."""
+    timeout_ms = _timeout_ms(timeout)
+    service = default_service()
+    if timeout_ms is None:
+        request = AskUserQuestionRequest(questions=[item])
+        return lambda: service.ask(request)
+    timed = AskUserQuestionRequest(questions=[item], agent=_cell_agent(service))
+    call_id = f"cell-{uuid.uuid4().hex[:12]}"
+    return lambda: service.ask_timed(timed, call_id, timeout_ms)
+
+
+@overload
+async def approve_tool(
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    schema: Mapping[str, Any] | None = None,
+    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+    description: str | None = None,
+    timeout: None = None,
+) -> ToolDecision: ...
+@overload
+async def approve_tool(
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    schema: Mapping[str, Any] | None = None,
+    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+    description: str | None = None,
+    timeout: float,
+) -> ToolDecision | PendingAnswer: ...
+async def approve_tool(
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    schema: Mapping[str, Any] | None = None,
+    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+    description: str | None = None,
+    timeout: float | None = None,
+) -> ToolDecision | PendingAnswer:
+    """Ask the person to approve a call of tool ``name`` with ``arguments``.
+
+    ``decisions`` are the ones the card offers: ``approve``, ``always`` (your persistent grant),
+    ``edit`` (the arguments become editable: a form from ``schema`` when it is a flat object of
+    simple fields, else a JSON editor; edited arguments are checked against ``schema``),
+    ``reject`` (with an optional reason) and ``respond`` (text returned instead of running the
+    tool). ``description`` (Markdown) says what the tool does. Returns a
+    :class:`~ipyask.ToolDecision`; with ``timeout`` (seconds) the card counts down and the call
+    returns :class:`~ipyask.PendingAnswer` when the window runs out — pending, never a denial.
+    """
+    item = tool_approval_question(
+        name, arguments, schema=schema, decisions=decisions, description=description
+    )
+    outcome = await _cell_wait.await_in_cell(_asking(item, timeout))
+    if isinstance(outcome, PendingAnswer):
+        return outcome
+    return tool_decision(item, outcome.answers[0])
+
+
+@overload
+def approve_tool_blocking(
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    schema: Mapping[str, Any] | None = None,
+    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+    description: str | None = None,
+    timeout: None = None,
+) -> ToolDecision: ...
+@overload
+def approve_tool_blocking(
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    schema: Mapping[str, Any] | None = None,
+    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+    description: str | None = None,
+    timeout: float,
+) -> ToolDecision | PendingAnswer: ...
+def approve_tool_blocking(
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    schema: Mapping[str, Any] | None = None,
+    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+    description: str | None = None,
+    timeout: float | None = None,
+) -> ToolDecision | PendingAnswer:
+    """:func:`ipyask.approve_tool`, blocking (see :func:`ask_blocking`)."""
+    item = tool_approval_question(
+        name, arguments, schema=schema, decisions=decisions, description=description
+    )
+    outcome = _cell_wait.run_blocking(_asking(item, timeout))
+    if isinstance(outcome, PendingAnswer):
+        return outcome
+    return tool_decision(item, outcome.answers[0])
+
+
+@overload
+async def form(
+    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: None = None
+) -> FormResult: ...
+@overload
+async def form(
+    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
+) -> FormResult | PendingAnswer: ...
+async def form(
+    message: str,
+    schema: Mapping[str, Any],
+    *,
+    detail: str | None = None,
+    timeout: float | None = None,
+) -> FormResult | PendingAnswer:
+    """Ask the person to fill in a form of typed fields and return the outcome.
+
+    ``schema`` is a flat object schema in the MCP elicitation subset (strings with length,
+    pattern and email / uri / date / date-time formats, numbers, integers, booleans, single- and
+    multi-select enums; ``required``, ``default``, ``title``, ``description``); anything else is
+    refused with ``BAD_INTENT``. Returns a :class:`~ipyask.FormResult`: ``accept`` with values
+    valid against the schema, ``decline`` or ``cancel``; with ``timeout``, possibly
+    :class:`~ipyask.PendingAnswer`.
+    """
+    item = form_question(message, schema, detail=detail)
+    outcome = await _cell_wait.await_in_cell(_asking(item, timeout))
+    if isinstance(outcome, PendingAnswer):
+        return outcome
+    return form_result(item, outcome.answers[0])
+
+
+@overload
+def form_blocking(
+    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: None = None
+) -> FormResult: ...
+@overload
+def form_blocking(
+    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
+) -> FormResult | PendingAnswer: ...
+def form_blocking(
+    message: str,
+    schema: Mapping[str, Any],
+    *,
+    detail: str | None = None,
+    timeout: float | None = None,
+) -> FormResult | PendingAnswer:
+    """:func:`ipyask.form`, blocking (see :func:`ask_blocking`)."""
+    item = form_question(message, schema, detail=detail)
+    outcome = _cell_wait.run_blocking(_asking(item, timeout))
+    if isinstance(outcome, PendingAnswer):
+        return outcome
+    return form_result(item, outcome.answers[0])
 
 
 def _timeout_ms(timeout: object) -> int | None:

@@ -3,12 +3,14 @@
 It sees the panel's cards exactly as a browser view does (the synced ``cards`` state and the
 newer ``cards`` messages) and speaks the panel's messages (``docs/protocol.md``) over the real
 widget comm: choose options by label, type "Other" text, skip, submit, claim, release, let a
-countdown run out, cancel. Drafts and the answer encoding follow the card's rules, so what it
-submits is what a person's click submits.
+countdown run out, cancel; decide on a tool-approval card (approve, always allow, edit, reject,
+respond) and fill in, decline or cancel a form card. Drafts and the answer encoding follow the
+card's rules, so what it submits is what a person's click submits.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -257,6 +259,66 @@ class HeadlessFrontend:
             else:
                 self.choose(key, *reply, question=question)
         return self.submit(key)
+
+    # -- tool-approval and form cards ------------------------------------------------------------
+    def _presentation(self, key: str, kind: str) -> dict[str, Any]:
+        card = self.card(key)
+        presentation = dict(card.get("view", {}).get("presentation", {}))
+        if presentation.get("kind") != kind:
+            raise FrontendError(f"card {key!r} is not a {kind} card: {presentation.get('kind')}")
+        return presentation
+
+    def _decide(self, key: str, kind: str, custom: str | None) -> dict[str, Any]:
+        presentation = self._presentation(key, "tool-approval")
+        labels = {d["kind"]: d["label"] for d in presentation["decisions"]}
+        if kind not in labels:
+            raise FrontendError(f"card {key!r} offers no {kind} decision: {list(labels)}")
+        return self._send_one(key, labels[kind], custom)
+
+    def _send_one(self, key: str, label: str, custom: str | None) -> dict[str, Any]:
+        (question,) = self.card(key)["questions"]
+        item: dict[str, Any] = {"id": question["id"], "selected": [label]}
+        if custom is not None:
+            item["custom"] = custom
+        batch = {"answers": [item]}
+        self.send("answer", key=key, answer=batch)
+        return batch
+
+    def approve_tool(self, key: str, *, always: bool = False) -> dict[str, Any]:
+        """Click Approve (or Always allow) on a tool-approval card; returns the batch sent."""
+        return self._decide(key, "always" if always else "approve", None)
+
+    def edit(self, key: str, arguments: Mapping[str, Any] | str) -> dict[str, Any]:
+        """Edit the arguments and click Approve with them (a dict, or raw JSON-editor text)."""
+        text = arguments if isinstance(arguments, str) else json.dumps(dict(arguments))
+        return self._decide(key, "edit", text)
+
+    def reject(self, key: str, message: str | None = None) -> dict[str, Any]:
+        """Reject the tool call, with an optional reason for the model."""
+        return self._decide(key, "reject", message.strip() or None if message else None)
+
+    def respond(self, key: str, text: str) -> dict[str, Any]:
+        """Respond to the model instead of running the tool."""
+        return self._decide(key, "respond", text)
+
+    def fill(self, key: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Fill in a form card with ``values`` (field name → value) and submit it."""
+        presentation = self._presentation(key, "form")
+        return self._send_one(key, presentation["accept"], json.dumps(dict(values)))
+
+    def decline(self, key: str) -> dict[str, Any]:
+        """Click Decline on a form card (an explicit no)."""
+        presentation = self._presentation(key, "form")
+        if presentation.get("decline") is None:
+            raise FrontendError(f"form card {key!r} offers no Decline")
+        return self._send_one(key, presentation["decline"], None)
+
+    def cancel(self, key: str) -> dict[str, Any]:
+        """Click Cancel on a form card (dismissed without a decision; an answer, unlike ×)."""
+        presentation = self._presentation(key, "form")
+        if presentation.get("cancel") is None:
+            raise FrontendError(f"form card {key!r} offers no Cancel")
+        return self._send_one(key, presentation["cancel"], None)
 
     def close_card(self, key: str) -> None:
         """Click ×: an un-keyed card is cancelled (a keyed one is only hidden, nothing sent)."""

@@ -14,14 +14,27 @@ from typing import Any
 
 from ._headless import Card, HeadlessFrontend
 from ._kernel_client import FrontendError
-from ._scripted import SKIP, TIME_OUT, Other
+from ._scripted import (
+    SKIP,
+    TIME_OUT,
+    AlwaysAllow,
+    Approve,
+    Cancel,
+    Decline,
+    Edit,
+    Other,
+    Reject,
+    Respond,
+)
 
 __all__ = ["NotebookEvent", "NotebookRunner", "Step"]
 
 Step = Any
 """A label; labels (multi-select); typed text (a question without options); :class:`Other`;
-:data:`SKIP`; :data:`TIME_OUT` (claim the card and let its countdown run out); or, for a batch,
-a mapping of question id to one of those."""
+:data:`SKIP`; :data:`TIME_OUT` (claim the card and let its countdown run out); for a batch, a
+mapping of question id to one of those; for a tool-approval card :class:`Approve`,
+:class:`AlwaysAllow`, :class:`Edit`, :class:`Reject` or :class:`Respond`; for a form card a
+mapping of field values, :class:`Decline` or :class:`Cancel`."""
 
 
 @dataclass(frozen=True)
@@ -141,12 +154,37 @@ class NotebookRunner:
             self._timing_out.add(key)  # sent once the kernel's frame arrives
             self._emit("timed out", f"{question} → pending; the agent goes on")
             return
-        for item in card["questions"]:
-            reply = step.get(item["id"]) if isinstance(step, Mapping) else step
-            self._apply(key, item, reply)
-        batch = self.frontend.submit(key)
+        batch = self._decide(card, step)
+        if batch is None:
+            for item in card["questions"]:
+                reply = step.get(item["id"]) if isinstance(step, Mapping) else step
+                self._apply(key, item, reply)
+            batch = self.frontend.submit(key)
         kind = "late reply" if status == "continued" else "answered"
         self._emit(kind, _describe(batch))
+
+    def _decide(self, card: Card, step: Step) -> dict[str, Any] | None:
+        """Answer a tool-approval or form card; ``None`` for any other card."""
+        key = card["key"]
+        kind = card.get("view", {}).get("presentation", {}).get("kind")
+        front = self.frontend
+        if kind == "tool-approval":
+            if isinstance(step, (Approve, AlwaysAllow)):
+                return front.approve_tool(key, always=isinstance(step, AlwaysAllow))
+            if isinstance(step, Edit):
+                return front.edit(key, step.arguments)
+            if isinstance(step, Reject):
+                return front.reject(key, step.message)
+            if isinstance(step, Respond):
+                return front.respond(key, step.text)
+        if kind == "form":
+            if isinstance(step, Decline):
+                return front.decline(key)
+            if isinstance(step, Cancel):
+                return front.cancel(key)
+            if isinstance(step, Mapping):
+                return front.fill(key, step)
+        return None
 
     def _apply(self, key: str, item: Mapping[str, Any], reply: Step) -> None:
         qid = item["id"]

@@ -4,15 +4,19 @@
 through the messages in :mod:`ipyask.widget._protocol` (documented in ``docs/protocol.md``).
 """
 
+from ._card_store import CardStore
 from ._cards import (
     ApprovalPresentation,
     Card,
     CardStatus,
     CardView,
     CountdownFrame,
+    FormPresentation,
     GenericPresentation,
     PlanReviewPresentation,
     Presentation,
+    ToolApprovalPresentation,
+    ToolDecisionOption,
     WaitKind,
 )
 from ._markdown import render_markdown
@@ -29,7 +33,9 @@ from ._protocol import (
     KernelMessage,
     ReleaseMessage,
     TimedOutMessage,
+    ViewErrorCode,
     ViewMessage,
+    view_error_code,
 )
 from ._widget import QuestionWidget
 
@@ -40,11 +46,13 @@ __all__ = [
     "CancelMessage",
     "Card",
     "CardStatus",
+    "CardStore",
     "CardView",
     "CardsMessage",
     "ClaimMessage",
     "CountdownFrame",
     "ErrorMessage",
+    "FormPresentation",
     "FrameMessage",
     "GenericPresentation",
     "HeartbeatMessage",
@@ -55,7 +63,11 @@ __all__ = [
     "QuestionWidget",
     "ReleaseMessage",
     "TimedOutMessage",
+    "ToolApprovalPresentation",
+    "ToolDecisionOption",
+    "ViewErrorCode",
     "ViewMessage",
     "WaitKind",
     "render_markdown",
+    "view_error_code",
 ]

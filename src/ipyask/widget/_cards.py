@@ -13,12 +13,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from .._decisions import DecisionKind
+from .._form_schema import FormSchema, FormSchemaError, parse_form_schema
 from .._vocabulary import (
     ApprovalIntent,
     AskUserQuestionAnswer,
     AskUserQuestionItem,
     AskUserQuestionOption,
+    FormIntent,
     PlanReviewIntent,
+    ToolApprovalIntent,
     WireModel,
 )
 from ._markdown import is_safe_icon_url, render_markdown
@@ -32,9 +36,12 @@ __all__ = [
     "CardStatus",
     "CardView",
     "CountdownFrame",
+    "FormPresentation",
     "GenericPresentation",
     "PlanReviewPresentation",
     "Presentation",
+    "ToolApprovalPresentation",
+    "ToolDecisionOption",
     "WaitKind",
     "present",
 ]
@@ -87,8 +94,48 @@ class ApprovalPresentation(WireModel):
     """Localized limited-grant label; without it the card says "Allow once"."""
 
 
+class ToolDecisionOption(WireModel):
+    """One decision a tool-approval card offers: its kind (the card's wording) and label."""
+
+    kind: DecisionKind
+    label: str
+
+
+class ToolApprovalPresentation(WireModel):
+    """ipyask extension: a tool call to approve, with its arguments and allowed decisions.
+
+    The tool's description is the question's ``detail`` (``view.detailHtml``).
+    """
+
+    kind: Literal["tool-approval"] = "tool-approval"
+    tool_name: str
+    arguments: dict[str, Any]
+    decisions: list[ToolDecisionOption]
+    """In the order approve, always, edit, reject, respond."""
+    edit_form: FormSchema | None = None
+    """The edit form, when the tool's schema is a flat object of form fields; else the card
+    edits the arguments as JSON."""
+    has_schema: bool = False
+    """Whether the kernel checks edited arguments against a tool schema."""
+
+
+class FormPresentation(WireModel):
+    """ipyask extension: a form of typed fields with Submit and, when offered, Decline and
+    Cancel."""
+
+    kind: Literal["form"] = "form"
+    form: FormSchema
+    accept: str
+    decline: str | None = None
+    cancel: str | None = None
+
+
 Presentation = Annotated[
-    GenericPresentation | PlanReviewPresentation | ApprovalPresentation,
+    GenericPresentation
+    | PlanReviewPresentation
+    | ApprovalPresentation
+    | ToolApprovalPresentation
+    | FormPresentation,
     Field(discriminator="kind"),
 ]
 
@@ -218,15 +265,70 @@ def _approval(question: AskUserQuestionItem, wait: WaitKind) -> ApprovalPresenta
     )
 
 
+def _labels_match(question: AskUserQuestionItem, labels: list[str]) -> bool:
+    offered = [option.label for option in question.options or []]
+    return (
+        not question.multi_select
+        and len(set(labels)) == len(labels)
+        and sorted(offered) == sorted(labels)
+    )
+
+
+def _parsed_form(schema: dict[str, Any] | None) -> FormSchema | None:
+    if schema is None:
+        return None
+    try:
+        return parse_form_schema(schema)
+    except FormSchemaError:
+        return None
+
+
+def _tool_approval(question: AskUserQuestionItem) -> ToolApprovalPresentation | None:
+    intent = question.intent
+    if not isinstance(intent, ToolApprovalIntent):
+        return None
+    decisions = intent.decision_labels()
+    if not decisions or not _labels_match(question, list(decisions.values())):
+        return None
+    schema = intent.tool.input_schema
+    return ToolApprovalPresentation(
+        tool_name=intent.tool.name,
+        arguments=intent.tool.arguments,
+        decisions=[ToolDecisionOption(kind=k, label=label) for k, label in decisions.items()],
+        edit_form=_parsed_form(schema) if "edit" in decisions else None,
+        has_schema=schema is not None,
+    )
+
+
+def _form(question: AskUserQuestionItem) -> FormPresentation | None:
+    intent = question.intent
+    if not isinstance(intent, FormIntent):
+        return None
+    form = _parsed_form(intent.requested_schema)
+    if form is None or not _labels_match(question, list(intent.action_labels().values())):
+        return None
+    return FormPresentation(
+        form=form, accept=intent.accept, decline=intent.decline, cancel=intent.cancel
+    )
+
+
 def present(questions: list[AskUserQuestionItem], wait: WaitKind) -> Presentation:
     """Choose the presentation: plan review or approval when eligible, else the generic flow.
 
-    An intent never costs the user a reachable answer: anything not eligible (several
-    questions, missing ``detail``, labels that do not match the options, multi-select, an
-    approval with a timed wait, an unknown intent kind) falls back to the generic flow.
+    ipyask's ``tool-approval`` and ``form`` get their own cards when alone on a card, with their
+    labels exactly the options (a form also needs a schema inside the subset). An intent never
+    costs the user a reachable answer: anything not eligible (several questions, missing
+    ``detail``, labels that do not match the options, multi-select, an approval with a timed
+    wait, an unknown intent kind) falls back to the generic flow.
     """
     if len(questions) == 1:
-        found: Presentation | None = _plan_review(questions[0]) or _approval(questions[0], wait)
+        question = questions[0]
+        found: Presentation | None = (
+            _plan_review(question)
+            or _approval(question, wait)
+            or _tool_approval(question)
+            or _form(question)
+        )
         if found is not None:
             return found
     return GenericPresentation()

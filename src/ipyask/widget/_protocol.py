@@ -7,9 +7,9 @@ view exists is lost.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_args
 
-from pydantic import Field, TypeAdapter, field_validator
+from pydantic import Field, TypeAdapter, field_validator, model_validator
 
 from .._vocabulary import AskUserQuestionAnswer, WireModel
 
@@ -28,7 +28,11 @@ __all__ = [
     "KernelMessage",
     "ReleaseMessage",
     "TimedOutMessage",
+    "ViewErrorCode",
     "ViewMessage",
+    "is_sendable",
+    "sendable",
+    "view_error_code",
 ]
 
 PROTOCOL_VERSION: Final = 2
@@ -49,9 +53,49 @@ class _Message(WireModel):
         return value
 
 
+def is_sendable(text: str) -> bool:
+    """Whether ``text`` can travel in a Jupyter message (UTF-8: no lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def sendable(text: str) -> str:
+    """``text`` with every character UTF-8 cannot carry written as an escape (``\\ud800``)."""
+    return text if is_sendable(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _unsendable_text(value: object) -> bool:
+    # Iterative: a view decides how deep its message nests.
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if not is_sendable(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
 class _FromView(_Message):
+    protocol_version: int
+    """Required from views (the kernel fills it in on its own messages)."""
     view_id: _ViewId
     """Random per view instance; tells views of the same model apart."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valid_unicode(cls, data: object) -> object:
+        # JSON may carry a lone surrogate (``"\ud800"``); no reply could echo it.
+        if _unsendable_text(data):
+            raise ValueError("text must be valid Unicode (no lone surrogates)")
+        return data
 
 
 class HelloMessage(_FromView):
@@ -126,16 +170,60 @@ class FrameMessage(_Message):
     """Same numbering as the card's stored ``frame``; a view anchors each ``seq`` once."""
 
 
+ViewErrorCode = Literal[
+    "BAD_MESSAGE",
+    "INTERNAL_ERROR",
+    "UNKNOWN_CARD",
+    "NOT_PENDING",
+    "NOT_TIMED",
+    "KEYED_CARD",
+    "BAD_ANSWER",
+    "ALREADY_ANSWERED",
+    "NOT_ANSWERABLE",
+    "REPLY_QUEUED",
+    "CALLER_NOT_LIVE",
+    "DELEGATED_CALLER",
+]
+"""Every ``code`` of an ``error`` message to the views, each explained in ``docs/protocol.md``."""
+
+_VIEW_ERROR_CODES: Final[frozenset[str]] = frozenset(get_args(ViewErrorCode))
+
+
+def view_error_code(code: object) -> ViewErrorCode:
+    """``code`` if it is a :data:`ViewErrorCode`, else ``INTERNAL_ERROR``."""
+    if isinstance(code, str) and code in _VIEW_ERROR_CODES:
+        return code  # type: ignore[return-value]  # checked against the Literal's values
+    return "INTERNAL_ERROR"
+
+
+MAX_ERROR_TEXT: Final = 400
+"""An error's ``message`` is shortened to this many characters: it may quote what a view sent
+(a label, a key), and a person reads it on the card."""
+
+
 class ErrorMessage(_Message):
     """Something the view sent failed; shown on the card (or the widget) and controls re-armed."""
 
     kind: Literal["error"] = "error"
-    code: str = Field(min_length=1)
+    code: ViewErrorCode
     message: str
     key: str | None = None
     """The card concerned; ``None`` for a widget-level error."""
     view_id: str | None = None
     """Only that view shows the error; ``None`` for every view."""
+    question_id: str | None = None
+    """The question of the card whose answer was refused, when known."""
+    fields: dict[str, str] | None = None
+    """What is wrong per field of that question's answer (a form field, or a tool argument's
+    slash path; ``""`` for the whole answer). Sent for tool-approval and form answers."""
+
+    @field_validator("message")
+    @classmethod
+    def _shortened(cls, text: str) -> str:
+        if len(text) <= MAX_ERROR_TEXT:
+            return text
+        half = (MAX_ERROR_TEXT - 1) // 2
+        return f"{text[:half]}…{text[-half:]}"
 
 
 class CardsMessage(_Message):

@@ -1,4 +1,4 @@
-"""The anywidget class: synced card state plus a validated custom-message channel."""
+"""The anywidget class: kernel-owned synced card state plus a validated custom-message channel."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +15,9 @@ import traitlets
 from pydantic import ValidationError
 
 from .._clock import Clock, LoopClock
+from ._card_store import CardChange, CardStore
 from ._cards import Card, CardStatus, CountdownFrame
+from ._kernel_state import KernelOwnedLayout, refuse_view_state
 from ._protocol import (
     KERNEL_MESSAGE,
     PROTOCOL_VERSION,
@@ -23,7 +25,11 @@ from ._protocol import (
     ErrorMessage,
     FrameMessage,
     KernelMessage,
+    ViewErrorCode,
     ViewMessage,
+    is_sendable,
+    sendable,
+    view_error_code,
 )
 from ._sync import HeldSync
 
@@ -64,54 +70,16 @@ _UNSET: Any = _Unset()
 
 
 def _cards_to_json(value: list[dict[str, Any]], widget: object) -> str:
-    # Cards are replaced, never mutated in place, so an unchanged card keeps its dict and its text.
-    if not isinstance(widget, QuestionWidget):
-        return _dump({"rev": 0, "cards": value})
-    cache = widget._card_texts
-    fresh: dict[str, tuple[dict[str, Any], str]] = {}
-    for card in value:
-        known = cache.get(card["key"])
-        text = known[1] if known is not None and known[0] is card else _dump(card)
-        fresh[card["key"]] = (card, text)
-    widget._card_texts = fresh
-    cards = ",".join(text for _, text in fresh.values())
-    return f'{{"rev":{widget._rev_of(value)},"cards":[{cards}]}}'
-
-
-def _dump(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _cards_from_json(value: object, _widget: object) -> object:
-    state = json.loads(value) if isinstance(value, str) else value
-    return state["cards"] if isinstance(state, dict) and "cards" in state else state
-
-
-def _normalize(value: object) -> tuple[Card, dict[str, Any]]:
-    card = value if isinstance(value, Card) else Card.model_validate(value)
-    return card, card.to_wire()
-
-
-class _Change:
-    """A per-card change of the trait: the new list, and the cards put in or taken out."""
-
-    __slots__ = ("cards", "remove", "thread", "upsert")
-
-    def __init__(
-        self,
-        cards: list[dict[str, Any]],
-        *,
-        upsert: Sequence[tuple[Card, dict[str, Any]]] = (),
-        remove: Sequence[str] = (),
-    ) -> None:
-        self.cards = cards
-        self.upsert = upsert
-        self.remove = remove
-        self.thread = threading.get_ident()
+    if isinstance(widget, QuestionWidget):
+        return widget.store.state_text(value)
+    return json.dumps({"rev": 0, "cards": value}, separators=(",", ":"), ensure_ascii=False)
 
 
 class QuestionWidget(anywidget.AnyWidget):
     """Shows every request as a card and reports what the person does.
+
+    Views read the synced state and never write it: a state update from a front end is refused
+    and answered with the kernel's values (every synced trait, its own ``layout`` included).
 
     Parameters
     ----------
@@ -126,9 +94,7 @@ class QuestionWidget(anywidget.AnyWidget):
     _esm = _asset("widget.js")
     _css = _asset("widget.css")
 
-    cards: traitlets.List[dict[str, Any]] = traitlets.List().tag(
-        sync=True, to_json=_cards_to_json, from_json=_cards_from_json
-    )
+    cards: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True, to_json=_cards_to_json)
     """The cards in display order, as JSON-native wire dicts (see :meth:`Card.to_wire`).
 
     Synced as the JSON text of ``{"rev": n, "cards": [...]}``: ipywidgets walks every value of a
@@ -155,77 +121,31 @@ class QuestionWidget(anywidget.AnyWidget):
             raise TypeError(f"QuestionWidget() got unexpected keyword argument(s): {names}")
         self._lock = threading.RLock()
         self._sync = HeldSync(self, clock if clock is not None else LoopClock())
-        self._rev = 0
-        # The trait's current and previous list with their revisions: the state text names the
-        # revision of the very list it serializes, even while another thread assigns a new one.
-        self._revs: tuple[tuple[object, int], tuple[object, int]] = ((None, 0), (None, 0))
-        self._change: _Change | None = None
-        """The per-card change being assigned (the validator updates only its cards' maps)."""
+        self._store = CardStore()
         self._view_callbacks: list[Callable[[ViewMessage], object]] = []
         self._frame_seq = 0
-        # The wire dict and the model of every card, by key, as the validator last accepted them:
-        # reads and updates start from the model instead of validating the dict again.
-        self._normalized: dict[str, dict[str, Any]] = {}
-        self._models: dict[str, Card] = {}
-        self._card_texts: dict[str, tuple[dict[str, Any], str]] = {}
-        super().__init__(cards=list(cards), language=language)
-        # ipywidgets gives every DOM widget a Layout widget of its own, which ``close`` leaves
-        # open (and registered) unless the widget closes it too.
-        self._own_layout: Widget | None = self.layout
+        layout = KernelOwnedLayout()
+        try:
+            super().__init__(cards=list(cards), language=language, layout=layout)
+        except BaseException:
+            layout.close()
+            raise
+        # A Layout widget of its own, which ``close`` would leave open (and registered) unless
+        # the widget closes it too.
+        self._own_layout: Widget | None = layout
         self.on_msg(self._handle_custom_msg_content)
 
     # -- validation -----------------------------------------------------------------------
 
+    @property
+    def store(self) -> CardStore:
+        """The kernel's record of the cards (read it; change cards through this widget)."""
+        return self._store
+
     @traitlets.validate("cards")
     def _validate_cards(self, proposal: dict[str, Any]) -> list[dict[str, Any]]:
-        value = proposal["value"]
-        change = self._change
-        result: list[dict[str, Any]]
-        if change is not None and change.thread == threading.get_ident() and value is change.cards:
-            # A per-card change: the list is the current one with one checked card changed, so
-            # only the maps of that card change (a panel with many cards stays cheap to update).
-            for key in change.remove:
-                del self._normalized[key], self._models[key]
-            for model, wire in change.upsert:
-                self._normalized[model.key] = wire
-                self._models[model.key] = model
-            result = change.cards
-        else:
-            result = self._normalized_list(value)
-        self._rev += 1
-        self._revs = ((result, self._rev), self._revs[0])
-        return result
-
-    def _normalized_list(self, value: object) -> list[dict[str, Any]]:
-        if not isinstance(value, (list, tuple)):
-            raise traitlets.TraitError("cards must be a list of cards")
-        result: list[dict[str, Any]] = []
-        models: dict[str, Card] = {}
-        for index, item in enumerate(value):
-            key = item.get("key") if isinstance(item, dict) else None
-            known = self._normalized.get(key) if isinstance(key, str) else None
-            if known is not None and (known is item or known == item):
-                result.append(known)  # normalized before: skip validating and rendering it
-                models[known["key"]] = self._models[known["key"]]
-                continue
-            try:
-                model, wire = _normalize(item)
-            except ValidationError as exc:
-                raise traitlets.TraitError(f"cards[{index}] is not a valid card: {exc}") from exc
-            result.append(wire)
-            models[model.key] = model
-        if len(models) != len(result):
-            raise traitlets.TraitError("card keys must be unique")
-        self._sync.release()  # a whole new list: the held state goes out first
-        self._normalized = {card["key"]: card for card in result}
-        self._models = models
-        return result
-
-    def _rev_of(self, value: object) -> int:
-        current, previous = self._revs
-        if value is previous[0]:
-            return previous[1]
-        return current[1]
+        # A whole new list: the held state goes out first.
+        return self._store.accept(proposal["value"], before_new_list=self._sync.release)
 
     @traitlets.validate("language")
     def _validate_language(self, proposal: dict[str, Any]) -> str:
@@ -238,51 +158,41 @@ class QuestionWidget(anywidget.AnyWidget):
 
     def get_cards(self) -> list[Card]:
         """All cards as models, in display order."""
-        models = self._models
-        return [models[card["key"]] for card in self.cards]
+        return self._store.cards()
 
     def get_card(self, key: str) -> Card:
         """The card with ``key``; :class:`KeyError` if there is none."""
-        return self._models[key]
+        return self._store.card(key)
 
     def set_card(self, card: Card | Mapping[str, Any]) -> Card:
         """Add ``card``, or replace the card with the same key in place."""
         model = card if isinstance(card, Card) else Card.model_validate(card)
         with self._lock:
-            previous = self._models.get(model.key)
-            reuse = previous is not None and model.same_view_as(previous)
-            wire = model.to_wire(view=self._normalized[model.key]["view"] if reuse else None)
-            cards = list(self.cards)
-            if previous is None:
-                cards.append(wire)
-            else:  # list.index compares by identity first: the card's own dict is found fast
-                cards[cards.index(self._normalized[model.key])] = wire
-            self._commit(_Change(cards, upsert=[(model, wire)]))
+            self._commit(self._store.upsert(model, self.cards))
         return model
 
-    def _commit(self, change: _Change) -> None:
+    def _commit(self, change: CardChange) -> None:
         """Assign a per-card change: views get a ``cards`` message now, the state later."""
         with self._lock:
-            rev = self._rev + 1  # the validator gives the new list this revision
+            rev = self._store.rev + 1  # the validator gives the new list this revision
             if self._sync.hold():
                 # The message goes first, built as a dict from this widget's own cards; should
                 # the assignment fail (a ``cards`` observer raising), the state below goes out
                 # at once with the same revision, so views agree whether they applied it or not.
                 self._send_change(rev, change)
-            self._change = change
+            self._store.committing(change)
             try:
                 self.cards = change.cards
             except BaseException:
                 # The views may have the change: mark the unchanged list with its revision, so
                 # that the state, sent now, makes them drop it.
-                self._rev = rev
-                self._revs = ((self.cards, rev), self._revs[0])
+                self._store.mark(self.cards, rev)
                 self._sync.release()
                 raise
             finally:
-                self._change = None
+                self._store.committing(None)
 
-    def _send_change(self, rev: int, change: _Change) -> None:
+    def _send_change(self, rev: int, change: CardChange) -> None:
         message = {
             "kind": "cards",
             "protocolVersion": PROTOCOL_VERSION,
@@ -328,9 +238,7 @@ class QuestionWidget(anywidget.AnyWidget):
         """Remove the card with ``key`` and return it; :class:`KeyError` if there is none."""
         with self._lock:
             removed = self.get_card(key)
-            cards = list(self.cards)
-            cards.remove(self._normalized[key])  # identity first, as in set_card
-            self._commit(_Change(cards, remove=[key]))
+            self._commit(self._store.removal(key, self.cards))
         return removed
 
     # -- messages -------------------------------------------------------------------------
@@ -342,7 +250,7 @@ class QuestionWidget(anywidget.AnyWidget):
 
         Invalid messages never reach callbacks: the view gets an ``error`` message instead.
         An exception raised by a callback is logged and reported to the view as an ``error``
-        (its ``code`` attribute when it is a string, else ``INTERNAL_ERROR``).
+        (its ``code`` attribute when that is a :data:`ViewErrorCode`, else ``INTERNAL_ERROR``).
         """
         if remove:
             self._view_callbacks = [cb for cb in self._view_callbacks if cb != callback]
@@ -365,10 +273,32 @@ class QuestionWidget(anywidget.AnyWidget):
         return message
 
     def send_error(
-        self, code: str, message: str, *, key: str | None = None, view_id: str | None = None
+        self,
+        code: ViewErrorCode,
+        message: str,
+        *,
+        key: str | None = None,
+        view_id: str | None = None,
+        question_id: str | None = None,
+        fields: Mapping[str, str] | None = None,
     ) -> None:
-        """Tell the views (or one view) that something failed; the card re-arms its controls."""
-        self.send_message(ErrorMessage(code=code, message=message, key=key, view_id=view_id))
+        """Tell the views (or one view) that something failed; the card re-arms its controls
+        and shows ``fields`` (per-field errors of question ``question_id``) beside the fields."""
+        self.send_message(
+            ErrorMessage(
+                code=code,
+                message=message,
+                key=key,
+                view_id=view_id,
+                question_id=question_id,
+                fields=dict(fields) if fields else None,
+            )
+        )
+
+    def _handle_msg(self, msg: object) -> None:
+        # Every synced trait is the kernel's: a state update from a view is refused.
+        if not refuse_view_state(self, msg, lock=self._lock):
+            super()._handle_msg(msg)
 
     def _handle_custom_msg_content(
         self, _widget: object, content: object, _buffers: object
@@ -383,27 +313,27 @@ class QuestionWidget(anywidget.AnyWidget):
                 callback(message)
             except Exception as exc:
                 self.log.exception("ipyask: a view message callback failed")
-                code = getattr(exc, "code", None)
                 self._send_quietly(
                     ErrorMessage(
-                        code=code if isinstance(code, str) and code else "INTERNAL_ERROR",
-                        message=str(exc) or type(exc).__name__,
+                        code=view_error_code(getattr(exc, "code", None)),
+                        message=sendable(str(exc) or type(exc).__name__),
                         key=getattr(message, "key", None),
                         view_id=message.view_id,
                     )
                 )
 
     def _reply_invalid(self, content: object, exc: ValidationError) -> None:
+        # Only text that can be sent is echoed: a lone surrogate cannot be encoded as UTF-8.
         fields = content if isinstance(content, dict) else {}
         key, view_id = fields.get("key"), fields.get("viewId")
-        first = exc.errors()[0]
+        first = exc.errors(include_input=False, include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "message"
         self._send_quietly(
             ErrorMessage(
                 code="BAD_MESSAGE",
-                message=f"invalid view message ({where}: {first['msg']})",
-                key=key if isinstance(key, str) else None,
-                view_id=view_id if isinstance(view_id, str) else None,
+                message=sendable(f"invalid view message ({where}: {first['msg']})"),
+                key=key if isinstance(key, str) and is_sendable(key) else None,
+                view_id=view_id if isinstance(view_id, str) and is_sendable(view_id) else None,
             )
         )
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from ..._agents import Agent
 from ..._settlement import Settlement
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
+from ...widget import Card
 
 __all__ = ["PASS_ON", "HeldRequest", "PassOn"]
 
@@ -24,6 +25,8 @@ class HeldRequest:
 
     key: str
     request: AskUserQuestionRequest
+    card: Card
+    """The card as asked: what an answer is checked against (never the synced state)."""
     settlement: Settlement[AskUserQuestionAnswer | PassOn] = field(default_factory=Settlement)
 
     @property

@@ -87,10 +87,10 @@ class QuestionPanel(QuestionWidget):
         key = self._new_key(request)
         wait = "timed" if request.timed else ("indefinite" if request.call_id else "none")
         self.continued.forget(key)
-        self.set_card(
+        card = self.set_card(
             Card(key=key, call_id=request.call_id, wait=wait, questions=request.questions)
         )
-        held = HeldRequest(key, request)
+        held = HeldRequest(key, request, card)
         self._held[key] = held
         return self._settle(held, next)
 

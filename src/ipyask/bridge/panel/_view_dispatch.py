@@ -19,9 +19,11 @@ from ...widget import (
     QuestionWidget,
     ReleaseMessage,
     TimedOutMessage,
+    ViewErrorCode,
     ViewMessage,
+    view_error_code,
 )
-from ._answer_checks import batch_problem
+from ._answer_checks import BatchProblem, batch_problem
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import HeldRequest
@@ -32,11 +34,25 @@ log = logging.getLogger("ipyask")
 
 
 class Refused(Exception):
-    """A view message that changes nothing; its code and message go back to the view."""
+    """A view message that changes nothing; its code and message go back to the view, with
+    per-field errors of question ``question_id`` when an answer's fields were refused."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(
+        self,
+        code: ViewErrorCode,
+        message: str,
+        question_id: str | None = None,
+        fields: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.question_id = question_id
+        self.fields = dict(fields) if fields else None
+
+    @classmethod
+    def bad_answer(cls, problem: BatchProblem) -> Refused:
+        """``BAD_ANSWER`` for a batch that does not fit its card."""
+        return cls("BAD_ANSWER", problem.message, problem.question_id, problem.fields)
 
 
 class ViewMessageDispatcher:
@@ -64,16 +80,34 @@ class ViewMessageDispatcher:
         try:
             self._dispatch(message)
         except Refused as refusal:
-            self._reply(refusal.code, str(refusal), key, message.view_id)
+            self._reply(
+                refusal.code,
+                str(refusal),
+                key,
+                message.view_id,
+                question_id=refusal.question_id,
+                fields=refusal.fields,
+            )
         except HarnessError as error:
-            self._reply(error.code, error.message, key, message.view_id)
+            self._reply(view_error_code(error.code), error.message, key, message.view_id)
         except Exception as error:
             log.exception("ipyask: handling a view message failed")
             self._reply("INTERNAL_ERROR", str(error) or type(error).__name__, key, message.view_id)
 
-    def _reply(self, code: str, text: str, key: str | None, view_id: str) -> None:
+    def _reply(
+        self,
+        code: ViewErrorCode,
+        text: str,
+        key: str | None,
+        view_id: str,
+        *,
+        question_id: str | None = None,
+        fields: dict[str, str] | None = None,
+    ) -> None:
         try:
-            self._widget.send_error(code, text, key=key, view_id=view_id)
+            self._widget.send_error(
+                code, text, key=key, view_id=view_id, question_id=question_id, fields=fields
+            )
         except Exception:
             log.exception("ipyask: could not send an error to the view")
 
@@ -101,7 +135,7 @@ class ViewMessageDispatcher:
         if held is not None:
             return held
         try:
-            card = self._widget.get_card(key)
+            card = self._widget.store.card(key)
         except KeyError:
             raise Refused("UNKNOWN_CARD", f"there is no question card {key!r}") from None
         raise Refused("NOT_PENDING", f"this question is {card.status}; it no longer takes that")
@@ -113,18 +147,17 @@ class ViewMessageDispatcher:
         return held
 
     def _answer(self, message: AnswerMessage) -> None:
+        # Checked against the kernel's own record: the card as asked, or as the store keeps it.
         if self._continued.holds(message.key):
-            card = self._widget.get_card(message.key)
-            problem = batch_problem(card, message.answer)
+            problem = batch_problem(self._widget.store.card(message.key), message.answer)
             if problem is not None:
-                raise Refused("BAD_ANSWER", problem)
+                raise Refused.bad_answer(problem)
             if not self._continued.answer(message.key, message.answer):
                 raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
             return
         held = self._pending(message.key)
-        card = self._widget.get_card(message.key)
-        problem = batch_problem(card, message.answer)
+        problem = batch_problem(held.card, message.answer)
         if problem is not None:
-            raise Refused("BAD_ANSWER", problem)
+            raise Refused.bad_answer(problem)
         if not held.settlement.resolve(message.answer):
             raise Refused("ALREADY_ANSWERED", "this question was already answered")

@@ -1,0 +1,63 @@
+"""Widget state owned by the kernel: views read it and never write it.
+
+ipywidgets applies an ``update`` comm message from any front end to the widget's traits, and
+echoes the sent values to every view. ipyask's views never send one (what a person does travels
+as validated custom messages), so a state update can only be forged: it is refused whole,
+whatever its shape and without a traceback, and the views get the kernel's values back.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING, Any
+
+from ipywidgets import Layout
+
+if TYPE_CHECKING:
+    from ipywidgets import Widget
+
+__all__ = ["KernelOwnedLayout", "refuse_view_state"]
+
+log = logging.getLogger("ipyask")
+
+_PASSED_ON = frozenset({"custom", "request_state"})
+"""Comm methods that ipywidgets handles: messages to the model, and a view asking for state."""
+
+
+def refuse_view_state(
+    widget: Widget, msg: object, *, lock: AbstractContextManager[object] | None = None
+) -> bool:
+    """Refuse ``msg`` unless it is a custom message or a state request (then ``False``).
+
+    A state update has the kernel's values of the synced traits it names sent back to the views
+    (of every synced trait when it names none readably); any other message is dropped.
+    ``lock`` is held while the state is read.
+    """
+    content = msg.get("content") if isinstance(msg, dict) else None
+    data = content.get("data") if isinstance(content, dict) else None
+    method = data.get("method") if isinstance(data, dict) else None
+    if isinstance(method, str) and method in _PASSED_ON:
+        return False
+    if method != "update" or not isinstance(data, dict):
+        log.debug("ipyask: dropped a comm message with method %.40r", method)
+        return True
+    state: Any = data.get("state")
+    synced: list[str] = list(widget.keys)
+    names = [name for name in synced if name in state] if isinstance(state, dict) else synced
+    log.debug("ipyask: refused a state update from a view (%s)", ", ".join(names))
+    if names:
+        try:
+            with lock if lock is not None else nullcontext():
+                widget.send_state(names)
+        except Exception:
+            log.exception("ipyask: could not send the kernel's state back to the views")
+    return True
+
+
+class KernelOwnedLayout(Layout):  # type: ignore[misc]  # ipywidgets has no type hints
+    """A widget's own ``Layout``, whose state views cannot write either."""
+
+    def _handle_msg(self, msg: object) -> None:
+        if not refuse_view_state(self, msg):
+            super()._handle_msg(msg)
