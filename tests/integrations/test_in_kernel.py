@@ -22,13 +22,6 @@ def fe() -> Iterator[HeadlessFrontend]:
         yield front
 
 
-def approve_the_card(fe: HeadlessFrontend, question: str, label: str = "Approve") -> dict:
-    card = fe.wait_for_card(question)
-    fe.choose(card["key"], label)
-    fe.submit(card["key"])
-    return card
-
-
 def test_langgraph_hitl_middleware(fe: HeadlessFrontend) -> None:
     fe.execute(
         """
@@ -54,7 +47,7 @@ def delete_file(path: str) -> str:
 
 call = {"name": "delete_file", "args": {"path": "a.txt"}, "id": "c1"}
 model = FakeModel(responses=[AIMessage(content="", tool_calls=[call]), AIMessage(content="done")])
-allowed = {"allowed_decisions": ["approve", "reject"]}
+allowed = {"allowed_decisions": ["approve", "edit", "reject"]}
 hitl = HumanInTheLoopMiddleware(interrupt_on={"delete_file": allowed})
 graph = create_agent(model, tools=[delete_file], middleware=[hitl], checkpointer=InMemorySaver())
 task = asyncio.ensure_future(
@@ -62,15 +55,13 @@ task = asyncio.ensure_future(
 )
 """
     )
-    card = approve_the_card(fe, "Run delete_file?")
+    card = fe.wait_for_card("Run delete_file?")
     (question,) = card["questions"]
-    assert [o["label"] for o in question["options"]] == ["Approve", "Reject"]
-    assert question["intent"]["tool"] == {
-        "name": "delete_file",
-        "arguments": {"path": "a.txt"},
-    }
+    assert [o["label"] for o in question["options"]] == ["Approve", "Edit", "Reject"]
+    assert question["intent"]["tool"]["arguments"] == {"path": "a.txt"}
+    fe.edit(card["key"], {"path": "b.txt"})
     shown = fe.execute(RESULT.format(expression="r['messages'][-1].content, deleted")).stdout
-    assert shown.strip() == "done ['a.txt']"
+    assert shown.strip() == "done ['b.txt']"
     assert fe.kernel.handler_errors == []
 
 
@@ -122,7 +113,8 @@ agent = Agent(name="janitor", model=model, tools=[delete_file])
 task = asyncio.ensure_future(openai_agents.run(agent, "clean up"))
 """
     )
-    card = approve_the_card(fe, "Run delete_file?", "Always allow")
+    card = fe.wait_for_card("Run delete_file?")
+    fe.approve_tool(card["key"], always=True)
     assert [o["label"] for o in card["questions"][0]["options"]] == [
         "Approve",
         "Always allow",
@@ -154,5 +146,6 @@ def delete_file(path: str) -> str:
 task = asyncio.ensure_future(agent.run("clean up"))
 """
     )
-    approve_the_card(fe, "Run delete_file?")
-    assert fe.execute(RESULT.format(expression="r.output")).stdout.strip() == "done: deleted a.txt"
+    fe.reject(fe.wait_for_card("Run delete_file?")["key"], "keep it")
+    shown = fe.execute(RESULT.format(expression="r.output")).stdout.strip()
+    assert shown == "done: The tool call was denied. The user's reason: keep it"

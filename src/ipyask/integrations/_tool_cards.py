@@ -1,4 +1,4 @@
-"""The tool-approval question every bridge builds, and its decision labels."""
+"""The tool-approval question every bridge builds: the seam's, plus the framework's call id."""
 
 from __future__ import annotations
 
@@ -6,18 +6,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._decisions import DecisionKind
-from .._vocabulary import AskUserQuestionItem, AskUserQuestionOption, ToolApprovalIntent, ToolCall
+from .._rich_questions import tool_approval_question
+from .._vocabulary import AskUserQuestionItem, ToolApprovalIntent
 
-__all__ = ["DECISION_LABELS", "tool_question"]
-
-DECISION_LABELS: dict[DecisionKind, str] = {
-    "approve": "Approve",
-    "always": "Always allow",
-    "edit": "Edit",
-    "reject": "Reject",
-    "respond": "Respond",
-}
-"""The label the card shows for each decision a framework supports."""
+__all__ = ["tool_question"]
 
 
 def tool_question(
@@ -30,25 +22,23 @@ def tool_question(
     schema: Mapping[str, Any] | None = None,
     call_id: str | None = None,
 ) -> AskUserQuestionItem:
-    """A ``tool-approval`` question on the call ``name(arguments)`` offering ``decisions`` (in
-    the order approve, always, edit, reject, respond).
+    """A ``tool-approval`` question on the call ``name(arguments)`` offering ``decisions``.
 
     ``description`` (Markdown) is the card's detail; ``schema`` the tool's JSON Schema for its
     arguments (the edit form, and the check of edited arguments); ``call_id`` the framework's
-    id of the call.
+    id of the call (``tool.callId``).
     """
-    wanted = set(decisions)
-    labels = {kind: label for kind, label in DECISION_LABELS.items() if kind in wanted}
-    tool = ToolCall(
-        name=name,
-        arguments=dict(arguments),
-        input_schema=dict(schema) if schema is not None else None,
-        call_id=call_id,
+    item = tool_approval_question(
+        name,
+        arguments,
+        schema=schema,
+        decisions=list(decisions),
+        description=description,
+        question_id=question_id,
     )
-    return AskUserQuestionItem(
-        id=question_id,
-        question=f"Run {name}?",
-        detail=description,
-        options=[AskUserQuestionOption(label=label) for label in labels.values()],
-        intent=ToolApprovalIntent(tool=tool, **labels),
-    )
+    if call_id is None:
+        return item
+    intent = item.intent
+    assert isinstance(intent, ToolApprovalIntent)  # tool_approval_question made it
+    tool = intent.tool.model_copy(update={"call_id": call_id})
+    return item.model_copy(update={"intent": intent.model_copy(update={"tool": tool})})
