@@ -322,3 +322,41 @@ async def test_the_frameworks_own_error_surfaces_unchanged(svc: ipyask.UserQuest
         await bridge.run(graph, {"asked": None}, CONFIG, service=svc)
     assert type(caught.value) is RuntimeError
     assert str(caught.value) == "Cannot use Command(resume=...) without checkpointer"
+
+
+class Pair(TypedDict):
+    approved: str
+    named: str
+
+
+async def test_an_approval_request_is_asked_alone_beside_the_batch(
+    svc: ipyask.UserQuestions,
+) -> None:
+    """The specification asks an ``approval`` question alone; the other interrupt still goes out
+    at the same time, in its own request."""
+    approval = {
+        "id": "deploy",
+        "question": "Deploy now?",
+        "detail": "",
+        "options": [{"label": "Reject"}, {"label": "Approve"}],
+        "intent": {"kind": "approval", "approve": "Approve", "reject": "Reject"},
+    }
+
+    def approve(state: Pair) -> dict[str, str]:
+        answer = interrupt({"questions": [approval]})
+        return {"approved": answer["answers"][0]["selected"][0]}
+
+    def name(state: Pair) -> dict[str, str]:
+        return {"named": interrupt("Release name?")}
+
+    builder = StateGraph(Pair)
+    builder.add_node("approve", approve)
+    builder.add_node("name", name)
+    builder.add_edge(START, "approve")
+    builder.add_edge(START, "name")
+    graph = builder.compile(checkpointer=InMemorySaver())
+    script = ScriptedAnswerer({"deploy": "Approve", "Release name?": Other("1.0")})
+    script.register(svc)
+    result = await bridge.run(graph, {"approved": "", "named": ""}, CONFIG, service=svc)
+    assert (result["approved"], result["named"]) == ("Approve", "1.0")
+    assert sorted(len(r.questions) for r in script.requests) == [1, 1]
