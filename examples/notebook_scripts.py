@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipyask.testing import SKIP, TIME_OUT, Edit, Other
+from ipyask.testing import SKIP, TIME_OUT, Approve, Edit, Other, Reject
 
 SCRIPTS = {
     "quickstart.ipynb": {
@@ -27,6 +27,12 @@ SCRIPTS = {
         "Which dataset should the nightly report use?": "sales-2026 (Recommended)",
         "Run send_report?": "Approve",
     },
+    "langgraph.ipynb": {
+        "Run delete_files?": Edit({"pattern": "build/*.tmp"}),
+        "What should the report be called?": "Q3 report",
+    },
+    "openai-agents.ipynb": {"Run send_email?": Approve()},
+    "pydantic-ai.ipynb": {"Run drop_table?": Reject("still in use")},
 }
 
 THEN_AWAIT = {"quickstart.ipynb": "task"}

@@ -52,6 +52,7 @@ TOP_LEVEL = {
     "approve_tool",
     "approve_tool_blocking",
     "ask",
+    "ask_batch",
     "ask_blocking",
     "default_panel",
     "default_service",

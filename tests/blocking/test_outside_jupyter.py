@@ -159,3 +159,22 @@ def test_the_calls_are_public() -> None:
     assert issubclass(ipyask.BlockingUnsupportedError, ipyask.UserQuestionError)
     assert ipyask.BlockingUnsupportedError("why").code == "BLOCKING_UNSUPPORTED"
     assert {"ask_blocking", "approve_blocking", "BlockingUnsupportedError"} <= set(ipyask.__all__)
+
+
+def test_ask_batch_asks_a_whole_request(service: ipyask.UserQuestions) -> None:
+    script = ScriptedAnswerer({"db": "SQLite", "name": Other("demo")})
+    script.register(service)
+    request = {
+        "questions": [
+            {"id": "db", "question": "Database?", "options": [{"label": "SQLite"}]},
+            {"id": "name", "question": "Name?"},
+        ]
+    }
+    batch = asyncio.run(ipyask.ask_batch(request))
+    assert batch.to_wire() == {
+        "answers": [
+            {"id": "db", "selected": ["SQLite"]},
+            {"id": "name", "selected": [], "custom": "demo"},
+        ]
+    }
+    assert [q.id for q in script.requests[0].questions] == ["db", "name"]

@@ -62,3 +62,12 @@ def test_notebook_runs_end_to_end(path: Path) -> None:
         assert any("Using HTML for the report" in text for text in outputs), outputs
     if path.stem == "testing-agents":
         assert any("['SQLite']" in e.text for e in events if e.kind == "output")
+    framework_outputs = {  # what each framework's agent printed once its cards were answered
+        "langgraph": ["ran delete_files('build/*.tmp')", "title: Q3 report"],  # the edited call
+        "openai-agents": ["The team knows about the release."],
+        "pydantic-ai": ["Result: The tool call was denied. The user's reason: still in use"],
+    }
+    if path.stem in framework_outputs:
+        outputs = [e.text for e in events if e.kind == "output"]
+        for expected in framework_outputs[path.stem]:
+            assert expected in outputs, outputs

@@ -6,8 +6,8 @@ Two rooms that do not import each other, and the one-liners that wire them:
   continued cards, claims, transcript);
 - :mod:`ipyask.bridge.cell_wait`: helping a cell that waits for the panel's answer, on each
   ipykernel (:class:`BlockingUnsupportedError` where it cannot);
-- ``_one_liners``: ``ask``, ``approve``, ``approve_tool``, ``form``, their ``*_blocking`` twins
-  and the default service and panel behind them.
+- ``_one_liners``: ``ask``, ``approve``, ``approve_tool``, ``form``, their ``*_blocking`` twins,
+  ``ask_batch`` (a whole request) and the default service and panel behind them.
 """
 
 from ._one_liners import (
@@ -16,6 +16,7 @@ from ._one_liners import (
     approve_tool,
     approve_tool_blocking,
     ask,
+    ask_batch,
     ask_blocking,
     default_panel,
     default_service,
@@ -34,6 +35,7 @@ __all__ = [
     "approve_tool",
     "approve_tool_blocking",
     "ask",
+    "ask_batch",
     "ask_blocking",
     "default_panel",
     "default_service",

@@ -1,5 +1,6 @@
 """The one-liners on a default service and panel: ``ask``, ``approve``, ``approve_tool``,
-``form`` and their ``*_blocking`` twins, ``default_service``, ``default_panel`` and ``show_panel``.
+``form`` and their ``*_blocking`` twins, ``ask_batch``, ``default_service``, ``default_panel`` and
+``show_panel``.
 
 The first call in a cell shows the default panel in that cell's output; later calls in the same
 cell reuse it. Outside a Jupyter kernel no panel exists and the default service answers only
@@ -38,6 +39,7 @@ __all__ = [
     "approve_tool",
     "approve_tool_blocking",
     "ask",
+    "ask_batch",
     "ask_blocking",
     "ask_on_default",
     "default_panel",
@@ -140,6 +142,21 @@ async def ask(
     request = AskUserQuestionRequest.model_validate({"questions": [item]})
     answer = await _cell_wait.await_in_cell(lambda: default_service().ask(request))
     return _value(answer.answers[0], multi_select)
+
+
+async def ask_batch(
+    request: AskUserQuestionRequest | Mapping[str, Any],
+) -> AskUserQuestionAnswer:
+    """Ask a whole request (any questions and intents, in wire form or as a model) on the
+    default panel and return its answer batch, as ``default_service().ask`` does.
+
+    What :func:`ask` and :func:`approve` do for one question; the framework bridges of
+    :mod:`ipyask.integrations` ask through it when given no service.
+    """
+    if not isinstance(request, AskUserQuestionRequest):
+        request = AskUserQuestionRequest.model_validate(dict(request))
+    asked = request
+    return await _cell_wait.await_in_cell(lambda: default_service().ask(asked))
 
 
 def _question_item(

@@ -1,0 +1,99 @@
+"""The OpenAI Agents SDK bridge behind :mod:`ipyask.integrations.openai_agents` (see there)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .._decisions import tool_decision
+from .._service import UserQuestions
+from .._vocabulary import AskUserQuestionItem
+from ._batch import ask_groups, unique_id
+from ._framework import missing_framework
+from ._tool_cards import tool_question
+
+try:
+    from agents import Agent, FunctionTool, Runner, RunResult, RunState, ToolApprovalItem
+    from agents.items import TResponseInputItem
+    from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
+except ImportError as _error:
+    raise missing_framework("openai_agents", "openai-agents", _error) from _error
+
+__all__ = ["run"]
+
+
+async def run(
+    agent: Agent[Any],
+    input: str | list[TResponseInputItem] | RunState[Any],
+    *,
+    service: UserQuestions | None = None,
+    **runner_kwargs: Any,
+) -> RunResult:
+    """Run ``agent`` to its end, asking for every tool approval; returns the final result.
+
+    ``runner_kwargs`` go to every ``Runner.run`` (``context``, ``max_turns``, ``run_config``,
+    ...). ``service`` asks the questions (default: the default panel of
+    :func:`ipyask.ask_batch`). The SDK's own errors surface unchanged.
+    """
+    result = await Runner.run(agent, input, **runner_kwargs)
+    while result.interruptions:
+        state = result.to_state()
+        await _decide(state, result.interruptions, service)
+        result = await Runner.run(agent, state, **runner_kwargs)
+    return result
+
+
+async def _decide(
+    state: RunState[Any], items: list[ToolApprovalItem], service: UserQuestions | None
+) -> None:
+    taken: set[str] = set()
+    questions = [_card(item, unique_id(item.name or "tool", taken)) for item in items]
+    (answers,) = await ask_groups([questions], service)
+    for item, question, answer in zip(items, questions, answers, strict=True):
+        decision = tool_decision(question, answer)
+        if decision.kind == "reject":
+            state.reject(item, rejection_message=_rejection(decision.message))
+        else:
+            state.approve(item, always_approve=decision.kind == "always")
+
+
+def _card(item: ToolApprovalItem, question_id: str) -> AskUserQuestionItem:
+    name = item.qualified_name or item.name or "tool"
+    tool = _function_tool(item)
+    return tool_question(
+        question_id,
+        name=name,
+        arguments=_arguments(item.arguments),
+        decisions=("approve", "always", "reject"),
+        description=tool.description or None if tool is not None else None,
+        schema=tool.params_json_schema if tool is not None else None,
+        call_id=item.call_id,
+    )
+
+
+def _function_tool(item: ToolApprovalItem) -> FunctionTool | None:
+    """The agent's function tool the call is for, when the SDK describes it there."""
+    for tool in getattr(item.agent, "tools", None) or []:
+        if isinstance(tool, FunctionTool) and tool.name == item.name:
+            return tool
+    return None
+
+
+def _arguments(text: str | None) -> dict[str, Any]:
+    """The call's arguments: the SDK gives JSON text (an object for function tools)."""
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return {"input": text}
+    return value if isinstance(value, dict) else {"input": value}
+
+
+def _rejection(reason: str | None) -> str | None:
+    """What the model reads for a rejected call: ``None`` leaves the SDK's default text (or the
+    run's own formatter); a reason follows that default text, so the model still learns the call
+    did not run."""
+    if reason is None:
+        return None
+    return f"{DEFAULT_APPROVAL_REJECTION_MESSAGE} The user's reason: {reason}"
