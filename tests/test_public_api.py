@@ -32,6 +32,7 @@ TOP_LEVEL = {
     "AskUserQuestionRequest",
     "AskUserQuestionTool",
     "BlockingUnsupportedError",
+    "Diagnosis",
     "ErrorCode",
     "Next",
     "PendingAnswer",
@@ -47,6 +48,7 @@ TOP_LEVEL = {
     "ask_blocking",
     "default_panel",
     "default_service",
+    "diagnose",
     "show_panel",
 }
 

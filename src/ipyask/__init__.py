@@ -26,6 +26,7 @@ from ._vocabulary import (
 from ._waterfall import Answerer, Next
 from .bridge import (
     BlockingUnsupportedError,
+    Diagnosis,
     QuestionPanel,
     approve,
     approve_blocking,
@@ -33,6 +34,7 @@ from .bridge import (
     ask_blocking,
     default_panel,
     default_service,
+    diagnose,
     show_panel,
 )
 
@@ -50,6 +52,7 @@ __all__ = [
     "AskUserQuestionRequest",
     "AskUserQuestionTool",
     "BlockingUnsupportedError",
+    "Diagnosis",
     "ErrorCode",
     "Next",
     "PendingAnswer",
@@ -65,5 +68,6 @@ __all__ = [
     "ask_blocking",
     "default_panel",
     "default_service",
+    "diagnose",
     "show_panel",
 ]

@@ -7,9 +7,11 @@ Two rooms that do not import each other, and the one-liners that wire them:
 - :mod:`ipyask.bridge.cell_wait`: helping a cell that waits for the panel's answer, on each
   ipykernel (:class:`BlockingUnsupportedError` where it cannot);
 - ``_one_liners``: ``ask``, ``approve``, their ``*_blocking`` twins and the default service and
-  panel behind them.
+  panel behind them;
+- ``_diagnose``: :func:`diagnose`, what ipyask sees of its host.
 """
 
+from ._diagnose import Diagnosis, diagnose
 from ._one_liners import (
     approve,
     approve_blocking,
@@ -24,6 +26,7 @@ from .panel import QuestionPanel
 
 __all__ = [
     "BlockingUnsupportedError",
+    "Diagnosis",
     "QuestionPanel",
     "approve",
     "approve_blocking",
@@ -31,5 +34,6 @@ __all__ = [
     "ask_blocking",
     "default_panel",
     "default_service",
+    "diagnose",
     "show_panel",
 ]
