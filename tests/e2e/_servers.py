@@ -1,4 +1,5 @@
-"""Jupyter servers for the end-to-end tests: JupyterLab and Voila as real subprocesses.
+"""Jupyter servers for the end-to-end tests: JupyterLab, Notebook 7, Voila and marimo as real
+subprocesses.
 
 Each server runs in its own process group with private ``JUPYTER_*`` directories under a temp
 dir, logs to a file (never a pipe), is ready once an HTTP probe answers 200, and is always
@@ -218,6 +219,29 @@ def lab_server(root: Path, base: Path) -> Server:
         token=token,
         probe=f"/api/status?token={token}",
         log=base / "lab.log",
+    )
+
+
+def notebook_server(root: Path, base: Path) -> Server:
+    """A Jupyter Notebook 7 server on a free port, serving ``root``, with a random token."""
+    port, token = free_port(), secrets.token_hex(16)
+    argv = [
+        sys.executable, "-m", "notebook",
+        "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.token={token}", "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        "--JupyterNotebookApp.expose_app_in_browser=True",
+    ]  # fmt: skip
+    return Server(
+        "jupyter notebook",
+        argv,
+        cwd=root,
+        env=jupyter_env(base),
+        port=port,
+        token=token,
+        probe=f"/api/status?token={token}",
+        log=base / "notebook.log",
     )
 
 

@@ -1,4 +1,5 @@
-"""Fixtures for the end-to-end tests: Debian's Chromium, one JupyterLab server per module.
+"""Fixtures for the end-to-end tests: Debian's Chromium, one JupyterLab or Notebook 7 server per
+module.
 
 Every server is a real subprocess on a free localhost port with private Jupyter directories; it
 is stopped at the end of its module even when a test failed.
@@ -13,8 +14,8 @@ import pytest
 
 from ipyask.testing import launch_chromium
 
-from ._pages import LabNotebook
-from ._servers import Server, lab_server, start_once_more_on_failure
+from ._pages import LabNotebook, Notebook7Page
+from ._servers import Server, lab_server, notebook_server, start_once_more_on_failure
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -72,6 +73,43 @@ def lab_notebook(
     page = context.new_page()
     page.set_default_timeout(15_000)
     notebook = LabNotebook(page, lab, shots="lab-" + request.node.name.removeprefix("test_"))
+    try:
+        yield notebook
+    finally:
+        context.close()
+        notebook.shut_down_kernels()
+
+
+@pytest.fixture(scope="module")
+def notebook7(lab_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A Jupyter Notebook 7 server serving ``lab_root`` (started once more if it fails)."""
+    if importlib.util.find_spec("notebook") is None:
+        pytest.fail("Jupyter Notebook 7 is not installed: pip install -e '.[test]'")
+    base = tmp_path_factory.mktemp("notebook-home")
+    servers: list[Server] = []
+
+    def make() -> Server:
+        server = notebook_server(lab_root, base)
+        servers.append(server)
+        return server
+
+    try:
+        yield start_once_more_on_failure(make, LAB_START_TIMEOUT)
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@pytest.fixture
+def notebook7_page(
+    browser: Browser, notebook7: Server, request: pytest.FixtureRequest
+) -> Iterator[Notebook7Page]:
+    """A fresh browser page on the Notebook 7 server; its kernels are shut down after the test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    shots = "notebook7-" + request.node.name.removeprefix("test_")
+    notebook = Notebook7Page(page, notebook7, shots=shots)
     try:
         yield notebook
     finally:
