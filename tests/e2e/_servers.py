@@ -263,3 +263,24 @@ def voila_server(notebook: Path, base: Path) -> Server:
         probe="/voila/static/voila.js",
         log=base / "voila.log",
     )
+
+
+def marimo_server(notebook: Path, base: Path) -> Server:
+    """``marimo run`` serving ``notebook`` as an app on a free port, without a token."""
+    port = free_port()
+    argv = [
+        sys.executable, "-m", "marimo", "run", str(notebook),
+        "--headless", "--host=127.0.0.1", f"--port={port}", "--no-token",
+    ]  # fmt: skip
+    env = jupyter_env(base)
+    env["MARIMO_SKIP_UPDATE_CHECK"] = "1"
+    return Server(
+        "marimo run",
+        argv,
+        cwd=notebook.parent,
+        env=env,
+        port=port,
+        token="",
+        probe="/health",
+        log=base / "marimo.log",
+    )
