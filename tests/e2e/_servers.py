@@ -252,6 +252,9 @@ def voila_server(notebook: Path, base: Path) -> Server:
         sys.executable, "-m", "voila", str(notebook),
         "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
         "--ServerApp.port_retries=0", "--show_tracebacks=True",
+        # Notebook 7's JupyterLab extension (its "open in Notebook" menu) fails to load in
+        # Voila's page and logs an error there; Voila has no use for it.
+        "--VoilaConfiguration.extension_denylist=['@jupyter-notebook/lab-extension']",
     ]  # fmt: skip
     return Server(
         "voila",

@@ -8,7 +8,9 @@ is stopped at the end of its module even when a test failed.
 from __future__ import annotations
 
 import importlib.util
-from typing import TYPE_CHECKING
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -19,7 +21,6 @@ from ._servers import Server, lab_server, notebook_server, start_once_more_on_fa
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
 
     from playwright.sync_api import Browser
 
@@ -115,3 +116,40 @@ def notebook7_page(
     finally:
         context.close()
         notebook.shut_down_kernels()
+
+
+# -- recording which host passed what (docs/host-support.json) ----------------------------
+
+HOST_JSON = Path(__file__).resolve().parents[2] / "docs" / "host-support.json"
+_HOST_RESULTS = pytest.StashKey[list[tuple[str, str, str]]]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    marker = item.get_closest_marker("host")
+    if marker is None or (report.when != "call" and not report.failed):
+        return
+    name, *checks = marker.args
+    result = "works" if report.passed else "failed"
+    for check in checks:
+        item.config.stash.setdefault(_HOST_RESULTS, []).append((name, check, result))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    results = session.config.stash.get(_HOST_RESULTS, [])
+    if results:
+        merge_host_results(HOST_JSON, results)
+
+
+def merge_host_results(path: Path, results: list[tuple[str, str, str]]) -> None:
+    """Fold this run's results into the host file; a check failed in any test stays failed."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    this_run: dict[tuple[str, str], str] = {}
+    for name, check, result in results:
+        if this_run.get((name, check)) != "failed":
+            this_run[(name, check)] = result
+    for (name, check), result in this_run.items():
+        data["hosts"][name].setdefault("tested", {})[check] = result
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -50,6 +50,7 @@ def marimo_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             server.stop()
 
 
+@pytest.mark.host("marimo", "task", "approval", "await")
 def test_a_click_in_marimo_answers_the_agent_task(browser: Browser, marimo_app: Server) -> None:
     context = browser.new_context(viewport={"width": 1100, "height": 900})
     try:

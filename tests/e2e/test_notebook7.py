@@ -47,6 +47,7 @@ def prompts(nb: Notebook7Page, count: int) -> list[Locator]:
     return [nb.cells().nth(i).locator(".jp-InputArea-prompt") for i in range(count)]
 
 
+@pytest.mark.host("notebook7", "task", "approval")
 def test_the_whole_quickstart(notebook7_page: Notebook7Page, lab_root: Path) -> None:
     """Run all cells of notebooks/quickstart.ipynb and answer every card the agent task asks."""
     shutil.copyfile(QUICKSTART, lab_root / "quickstart.ipynb")
@@ -115,6 +116,7 @@ print("decision", decision)"""
 AFTER = 'print("after", answer, decision)'
 
 
+@pytest.mark.host("notebook7", "blocking", "approval")
 def test_the_blocking_forms_hold_their_cells_and_queued_cells_run_after(
     notebook7_page: Notebook7Page, lab_root: Path
 ) -> None:
@@ -155,6 +157,7 @@ decision = await ipyask.approve("Deploy now?", detail="`make deploy`", subject="
 print(json.dumps([db, decision]))"""
 
 
+@pytest.mark.host("notebook7", "await", "approval")
 def test_await_in_a_cell_with_an_approval_card(
     notebook7_page: Notebook7Page, lab_root: Path
 ) -> None:
