@@ -33,6 +33,7 @@ TOP_LEVEL = {
     "AskUserQuestionTool",
     "BadAnswerError",
     "BlockingUnsupportedError",
+    "Diagnosis",
     "ErrorCode",
     "FormIntent",
     "FormResult",
@@ -59,6 +60,7 @@ TOP_LEVEL = {
     "form",
     "form_blocking",
     "form_result",
+    "diagnose",
     "show_panel",
     "tool_decision",
 }

@@ -30,6 +30,7 @@ from ._vocabulary import (
 from ._waterfall import Answerer, Next
 from .bridge import (
     BlockingUnsupportedError,
+    Diagnosis,
     QuestionPanel,
     approve,
     approve_blocking,
@@ -42,6 +43,7 @@ from .bridge import (
     default_service,
     form,
     form_blocking,
+    diagnose,
     show_panel,
 )
 
@@ -60,6 +62,7 @@ __all__ = [
     "AskUserQuestionTool",
     "BadAnswerError",
     "BlockingUnsupportedError",
+    "Diagnosis",
     "ErrorCode",
     "FormIntent",
     "FormResult",
@@ -86,6 +89,7 @@ __all__ = [
     "form",
     "form_blocking",
     "form_result",
+    "diagnose",
     "show_panel",
     "tool_decision",
 ]

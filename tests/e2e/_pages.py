@@ -1,4 +1,5 @@
-"""Page helpers for the end-to-end tests: notebooks on disk and a JupyterLab page driver."""
+"""Page helpers for the end-to-end tests: notebooks on disk and a JupyterLab / Notebook 7 page
+driver (both expose the application as ``window.jupyterapp``)."""
 
 from __future__ import annotations
 
@@ -145,3 +146,14 @@ class LabNotebook:
             )
             with urllib.request.urlopen(delete, timeout=10):
                 pass
+
+
+class Notebook7Page(LabNotebook):
+    """One notebook open in Jupyter Notebook 7 (the same application shell as JupyterLab)."""
+
+    def open(self, name: str, workspace: str = "") -> None:
+        """Open ``name`` in its own Notebook tab and wait for its kernel to be idle."""
+        del workspace  # Notebook 7 has no workspaces
+        self.page.goto(f"{self.server.url}/notebooks/{name}?token={self.server.token}")
+        expect(self.cells().first).to_be_visible(timeout=30_000)
+        self.page.wait_for_function(_KERNEL_IDLE, timeout=30_000)

@@ -1,4 +1,5 @@
-"""Jupyter servers for the end-to-end tests: JupyterLab and Voila as real subprocesses.
+"""Jupyter servers for the end-to-end tests: JupyterLab, Notebook 7, Voila and marimo as real
+subprocesses.
 
 Each server runs in its own process group with private ``JUPYTER_*`` directories under a temp
 dir, logs to a file (never a pipe), is ready once an HTTP probe answers 200, and is always
@@ -221,6 +222,29 @@ def lab_server(root: Path, base: Path) -> Server:
     )
 
 
+def notebook_server(root: Path, base: Path) -> Server:
+    """A Jupyter Notebook 7 server on a free port, serving ``root``, with a random token."""
+    port, token = free_port(), secrets.token_hex(16)
+    argv = [
+        sys.executable, "-m", "notebook",
+        "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.token={token}", "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        "--JupyterNotebookApp.expose_app_in_browser=True",
+    ]  # fmt: skip
+    return Server(
+        "jupyter notebook",
+        argv,
+        cwd=root,
+        env=jupyter_env(base),
+        port=port,
+        token=token,
+        probe=f"/api/status?token={token}",
+        log=base / "notebook.log",
+    )
+
+
 def voila_server(notebook: Path, base: Path) -> Server:
     """Voila serving ``notebook`` on a free port."""
     port = free_port()
@@ -228,6 +252,9 @@ def voila_server(notebook: Path, base: Path) -> Server:
         sys.executable, "-m", "voila", str(notebook),
         "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
         "--ServerApp.port_retries=0", "--show_tracebacks=True",
+        # Notebook 7's JupyterLab extension (its "open in Notebook" menu) fails to load in
+        # Voila's page and logs an error there; Voila has no use for it.
+        "--VoilaConfiguration.extension_denylist=['@jupyter-notebook/lab-extension']",
     ]  # fmt: skip
     return Server(
         "voila",
@@ -238,4 +265,25 @@ def voila_server(notebook: Path, base: Path) -> Server:
         token="",
         probe="/voila/static/voila.js",
         log=base / "voila.log",
+    )
+
+
+def marimo_server(notebook: Path, base: Path) -> Server:
+    """``marimo run`` serving ``notebook`` as an app on a free port, without a token."""
+    port = free_port()
+    argv = [
+        sys.executable, "-m", "marimo", "run", str(notebook),
+        "--headless", "--host=127.0.0.1", f"--port={port}", "--no-token",
+    ]  # fmt: skip
+    env = jupyter_env(base)
+    env["MARIMO_SKIP_UPDATE_CHECK"] = "1"
+    return Server(
+        "marimo run",
+        argv,
+        cwd=notebook.parent,
+        env=env,
+        port=port,
+        token="",
+        probe="/health",
+        log=base / "marimo.log",
     )

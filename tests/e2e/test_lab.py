@@ -44,6 +44,7 @@ DB_ANSWER = {"answers": [{"id": "db", "selected": ["SQLite"]}]}
 CONTINUED = "Work continued — you can still answer"
 
 
+@pytest.mark.host("jupyterlab", "task")
 def test_an_agent_ask_is_answered_by_clicking_the_card(
     lab_notebook: LabNotebook, lab_root: Path
 ) -> None:

@@ -30,6 +30,7 @@ print("got", answer)"""
 AFTER_CELL = 'print("after", answer)'
 
 
+@pytest.mark.host("jupyterlab", "blocking")
 def test_a_blocking_ask_holds_the_cell_and_the_queued_cell_runs_after(
     lab_notebook: LabNotebook, lab_root: Path
 ) -> None:

@@ -53,6 +53,7 @@ def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             server.stop()
 
 
+@pytest.mark.host("voila", "task")
 def test_a_click_in_voila_answers_the_agent(browser: Browser, voila: Server) -> None:
     context = browser.new_context(viewport={"width": 1100, "height": 700})
     try:

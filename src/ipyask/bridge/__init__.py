@@ -8,8 +8,12 @@ Two rooms that do not import each other, and the one-liners that wire them:
   ipykernel (:class:`BlockingUnsupportedError` where it cannot);
 - ``_one_liners``: ``ask``, ``approve``, ``approve_tool``, ``form``, their ``*_blocking`` twins,
   ``ask_batch`` (a whole request) and the default service and panel behind them.
+- ``_one_liners``: ``ask``, ``approve``, their ``*_blocking`` twins and the default service and
+  panel behind them;
+- ``_diagnose``: :func:`diagnose`, what ipyask sees of its host.
 """
 
+from ._diagnose import Diagnosis, diagnose
 from ._one_liners import (
     approve,
     approve_blocking,
@@ -29,6 +33,7 @@ from .panel import QuestionPanel
 
 __all__ = [
     "BlockingUnsupportedError",
+    "Diagnosis",
     "QuestionPanel",
     "approve",
     "approve_blocking",
@@ -41,5 +46,6 @@ __all__ = [
     "default_service",
     "form",
     "form_blocking",
+    "diagnose",
     "show_panel",
 ]

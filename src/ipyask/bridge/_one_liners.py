@@ -3,7 +3,8 @@
 ``show_panel``.
 
 The first call in a cell shows the default panel in that cell's output; later calls in the same
-cell reuse it. Outside a Jupyter kernel no panel exists and the default service answers only
+cell reuse it (in marimo as ``mo.ui.anywidget(panel)``, appended to the cell's output). Outside a
+Jupyter kernel or a marimo notebook no panel exists and the default service answers only
 through the answerers registered on it (``default_service().on_request(...)``), else
 ``NO_PROVIDER``. Every call waits through :class:`~ipyask.bridge.cell_wait.CellWait`, which
 makes it work (or fail clearly) on kernels that hold comm messages while a cell waits. This
@@ -30,7 +31,14 @@ from .._vocabulary import (
     AskUserQuestionRequest,
     PendingAnswer,
 )
-from .cell_wait import CellWait, current_kernel
+from .cell_wait import (
+    CellWait,
+    current_kernel,
+    detect_host,
+    enable_colab_widget_manager,
+    front_end_seen,
+    marimo_cell,
+)
 from .panel import QuestionPanel
 
 __all__ = [
@@ -46,12 +54,15 @@ __all__ = [
     "default_service",
     "form",
     "form_blocking",
+    "panel_if_made",
     "show_panel",
 ]
 
 _service: UserQuestions | None = None
 _panel: QuestionPanel | None = None
 _shown_in: set[str] = set()
+_shown_in_marimo: list[object] = []  # the latest run of a marimo cell that showed the panel
+_marimo_shows = 0
 
 
 def default_service() -> UserQuestions:
@@ -64,11 +75,19 @@ def default_service() -> UserQuestions:
 
 def default_panel() -> QuestionPanel:
     """The panel of the default service (created on first use)."""
-    global _panel
+    global _panel, _marimo_shows
     if _panel is None or _panel.closed:
         _panel = QuestionPanel(default_service())
         _shown_in.clear()
+        _shown_in_marimo.clear()
+        _marimo_shows = 0
+        front_end_seen(_panel)  # record how the front end sends, from the first view message
     return _panel
+
+
+def panel_if_made() -> tuple[QuestionPanel | None, int]:
+    """The default panel if one was made (closed or not), and in how many cells it was shown."""
+    return _panel, len(_shown_in) + _marimo_shows
 
 
 def _cell_id(kernel: Any) -> str | None:
@@ -83,23 +102,41 @@ def _cell_id(kernel: Any) -> str | None:
 
 def _show() -> None:
     kernel = current_kernel()
-    if kernel is None:  # plain Python: no panel would ever be answered
+    if kernel is None:
+        _show_in_marimo()  # plain Python: no panel would ever be answered
         return
     panel = default_panel()
     cell = _cell_id(kernel)
     if cell is not None and cell not in _shown_in:
         from IPython.display import display
 
+        if detect_host().name == "colab":
+            enable_colab_widget_manager()  # else Colab shows no widget outside ipywidgets
         _shown_in.add(cell)
         display(panel)  # type: ignore[no-untyped-call]
+
+
+def _show_in_marimo() -> None:
+    """In a running marimo cell: append the panel to the cell's output, as marimo shows widgets."""
+    run = marimo_cell()
+    if run is None or any(shown is run for shown in _shown_in_marimo):
+        return
+    import marimo
+
+    global _marimo_shows
+    panel = default_panel()
+    _shown_in_marimo[:] = [run]
+    _marimo_shows += 1
+    marimo.output.append(marimo.ui.anywidget(panel))
 
 
 def show_panel() -> QuestionPanel | None:
     """Show the default panel in this cell's output (once per cell) and return it.
 
     The one-liners do this themselves; call it in the cell that starts an agent task, so the
-    panel belongs to that cell (Voila shows only what a cell displays while it runs). Outside a
-    kernel there is nothing to show: returns ``None``.
+    panel belongs to that cell (Voila shows only what a cell displays while it runs). In marimo
+    it appends ``mo.ui.anywidget(panel)`` to the running cell's output. Outside a kernel and
+    marimo there is nothing to show: returns ``None``.
     """
     _show()
     return _panel

@@ -24,6 +24,13 @@ ipykernel 6.x
 any other kernel
     ``await`` just waits (``native``); a blocking call is ``unsupported``.
 
+Hosts (``_host`` tells them apart by the signals they leave in the process, listed there) add
+what the kernel cannot see. VS Code's and Colab's front ends send widget messages on the main
+shell: on 7.0–7.3 the cell forms fail at once there, before any view message has shown it.
+marimo has no IPython kernel and handles a widget's message only after the running cell has
+finished, so both cell forms fail at once in a marimo cell (``_marimo``); an agent task works.
+In Colab, the panel needs Colab's custom widget manager, which ipyask enables before showing it.
+
 Only an ask on behalf of the running cell needs help (its own ``await``, or a task it started);
 an agent task started by an earlier cell just awaits. A blocking call runs the ask on ipyask's
 loop thread (``_loop_thread``). Both forms wait in short slices (``_interruptible``), so Ctrl-C /
@@ -35,16 +42,33 @@ The cell wait knows the panel only as a :class:`PanelComm`; it never imports the
 
 from ._blocking_unsupported import BlockingUnsupportedError
 from ._forms import CellWait
+from ._host import (
+    HOST_NAMES,
+    Host,
+    HostName,
+    colab_widget_manager,
+    detect_host,
+    enable_colab_widget_manager,
+)
 from ._kernel import current_kernel
+from ._marimo import marimo_cell
 from ._strategy import Strategy, await_strategy, blocking_strategy
-from ._subshells import PanelComm
+from ._subshells import PanelComm, front_end_seen
 
 __all__ = [
+    "HOST_NAMES",
     "BlockingUnsupportedError",
     "CellWait",
+    "Host",
+    "HostName",
     "PanelComm",
     "Strategy",
     "await_strategy",
     "blocking_strategy",
+    "colab_widget_manager",
     "current_kernel",
+    "detect_host",
+    "enable_colab_widget_manager",
+    "front_end_seen",
+    "marimo_cell",
 ]

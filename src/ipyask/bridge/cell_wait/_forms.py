@@ -4,7 +4,8 @@
 their strategies are told in :mod:`ipyask.bridge.cell_wait`), shows the panel, and waits in
 slices that an interrupt can end (:mod:`._interruptible`). Ctrl-C / a kernel interrupt ends the
 wait with ``ASK_ABORTED`` (the card is marked cancelled). Outside a kernel, or on another thread
-than the kernel's main one, it just waits.
+than the kernel's main one, it just waits; in a running marimo cell it fails at once
+(:mod:`._marimo`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,19 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ._blocking_unsupported import main_shell_error, unsupported_kernel
+from ._host import SENDS_ON_MAIN_SHELL, detect_host
 from ._interruptible import await_in_slices, block_on_job
 from ._ipykernel6_pump import Capture, Pump
 from ._kernel import cell_of_ask, current_kernel, on_main_thread, track_cells
+from ._marimo import marimo_error, waits_in_marimo_cell
 from ._strategy import await_strategy, blocking_strategy
-from ._subshells import PanelComm, probe_of, route_to_owned_subshell, shell_unsticker
+from ._subshells import (
+    PanelComm,
+    SubshellProbe,
+    probe_of,
+    route_to_owned_subshell,
+    shell_unsticker,
+)
 
 __all__ = ["CellWait"]
 
@@ -26,6 +35,14 @@ T = TypeVar("T")
 
 if (_kernel := current_kernel()) is not None:
     track_cells(_kernel)  # so that tasks a cell starts to ask are known as the cell's
+
+
+def _sends_on_main_shell(probe: SubshellProbe) -> bool:
+    """Whether the panel's front end is known to send on the main shell: its latest view message
+    came so, or, before any, the host is one whose front end always does (VS Code, Colab)."""
+    if probe.last is not None:
+        return probe.last == "main"
+    return detect_host().name in SENDS_ON_MAIN_SHELL
 
 
 class CellWait:
@@ -45,6 +62,8 @@ class CellWait:
         Raises :class:`~ipyask.BlockingUnsupportedError` where the kernel cannot deliver the
         panel's answer while this thread blocks.
         """
+        if waits_in_marimo_cell("blocking"):
+            raise marimo_error("ipyask.ask_blocking")
         kernel = current_kernel()
         nudge = shell_unsticker(kernel) if kernel is not None else None
         if kernel is None or not on_main_thread(kernel):
@@ -55,7 +74,7 @@ class CellWait:
         panel = self._panel()
         probe = probe_of(panel)
         strategy = blocking_strategy(kernel, panel)
-        if strategy == "frontend-subshell" and probe.last == "main":
+        if strategy == "frontend-subshell" and _sends_on_main_shell(probe):
             raise main_shell_error("ipyask.ask_blocking", None)
         if strategy == "unsupported" or (
             strategy == "owned-subshell" and not route_to_owned_subshell(kernel, panel)
@@ -82,6 +101,8 @@ class CellWait:
         land on any of the kernel's threads, and the main thread runs ipykernel's handler (which
         cancels the cell) only when it wakes.
         """
+        if waits_in_marimo_cell("await"):
+            raise marimo_error("await ipyask.ask(...)")
         kernel = current_kernel()
         running = cell_of_ask(kernel) if kernel is not None and on_main_thread(kernel) else None
         nudge = shell_unsticker(kernel) if kernel is not None else None
@@ -92,7 +113,7 @@ class CellWait:
             return await await_in_slices(asyncio.ensure_future(make()), None, nudge=nudge)
         strategy = await_strategy(kernel)
         probe = probe_of(self._panel()) if strategy == "frontend-subshell" else None
-        if probe is not None and probe.last == "main":
+        if probe is not None and _sends_on_main_shell(probe):
             raise main_shell_error("await ipyask.ask(...)", None)
         self._show()
         if strategy != "pump":

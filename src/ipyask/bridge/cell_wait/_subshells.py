@@ -21,6 +21,7 @@ __all__ = [
     "PanelComm",
     "SubshellProbe",
     "can_route",
+    "front_end_seen",
     "probe_of",
     "route_to_owned_subshell",
     "shell_unsticker",
@@ -139,17 +140,22 @@ class SubshellProbe:
     ``last`` is ``"subshell"`` when the latest view message carried a ``subshell_id`` (JupyterLab
     ≥ 4.4 sends comms over subshells), ``"main"`` when it came on the main shell, ``None`` before
     any. :attr:`over_subshell` is set by the first message that came over a subshell.
+    :attr:`first` is what the first view message's header said (``subshell_id`` or none): how
+    the front end sends, even where the kernel then routes the comm to a subshell of its own.
     """
 
     def __init__(self) -> None:
         self.last: Literal["subshell", "main"] | None = None
+        self.first: Literal["subshell", "main"] | None = None
         self.over_subshell = threading.Event()
 
     def __call__(self, message: ViewMessage) -> None:
         kernel = current_kernel()
         header = shell_parent(kernel).get("header", {}) if kernel is not None else {}
-        subshell = isinstance(header, dict) and bool(header.get("subshell_id"))
-        subshell = subshell or threading.current_thread().name.startswith("subshell-")
+        tagged = isinstance(header, dict) and bool(header.get("subshell_id"))
+        if self.first is None:
+            self.first = "subshell" if tagged else "main"
+        subshell = tagged or threading.current_thread().name.startswith("subshell-")
         self.last = "subshell" if subshell else "main"
         if subshell:
             self.over_subshell.set()
@@ -167,3 +173,11 @@ def probe_of(panel: PanelComm) -> SubshellProbe:
             probe = _probes[panel] = SubshellProbe()
             panel.on_view_message(probe)
         return probe
+
+
+def front_end_seen(panel: PanelComm) -> Literal["subshell", "main"] | None:
+    """How the front end sent the first view message of ``panel`` (``None``: none yet).
+
+    The first call starts recording; call it when the panel is made so that no message is missed.
+    """
+    return probe_of(panel).first
