@@ -118,7 +118,7 @@ class WidgetPage:
             " document.documentElement.lang = lang; }",
             [theme, doc_lang],
         )
-        state = widget.get_state(["cards", "language", "protocol_version"])
+        state = widget.get_state(["cards", "language", "image_hosts", "protocol_version"])
         self.page.evaluate("([s, n]) => window.__mount(s, n)", [state, views])
         return self
 

@@ -59,6 +59,7 @@ def _asset(name: str) -> str | Path:
 
 
 _LANGUAGE = re.compile(r"^(?:[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*)?$")
+_HOST = re.compile(r"^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
 
 
 class _Unset:
@@ -87,6 +88,11 @@ class QuestionWidget(anywidget.AnyWidget):
         Initial cards, as :class:`Card` models or their wire dicts.
     language:
         ``""`` picks English or Chinese from the page; any language tag overrides it.
+    image_hosts:
+        Hosts whose images the cards load at once (``"*"``: every host). Agent text can name any
+        image URL and loading one tells its host the card was shown, so by default only
+        same-origin and ``data:`` images load; an image from another host shows a "Show images
+        from <host>" button instead (and an approval's icon from another host is left out).
     clock:
         Times the held state sync (the running event loop's clock by default).
     """
@@ -105,6 +111,8 @@ class QuestionWidget(anywidget.AnyWidget):
     once."""
     language = traitlets.Unicode("").tag(sync=True)
     """Language tag for the card texts; ``""`` means "from the page" (``zh*`` → Chinese)."""
+    image_hosts: traitlets.List[str] = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    """Hosts (``host`` or ``host:port``) whose images load at once; ``"*"`` for every host."""
     protocol_version = traitlets.Int(PROTOCOL_VERSION, read_only=True).tag(sync=True)
     """The message protocol version, a read-only constant."""
 
@@ -113,6 +121,7 @@ class QuestionWidget(anywidget.AnyWidget):
         *,
         cards: Iterable[Card | Mapping[str, Any]] = (),
         language: str = "",
+        image_hosts: Iterable[str] = (),
         clock: Clock | None = None,
         **unknown: object,
     ) -> None:
@@ -126,7 +135,9 @@ class QuestionWidget(anywidget.AnyWidget):
         self._frame_seq = 0
         layout = KernelOwnedLayout()
         try:
-            super().__init__(cards=list(cards), language=language, layout=layout)
+            super().__init__(
+                cards=list(cards), language=language, image_hosts=list(image_hosts), layout=layout
+            )
         except BaseException:
             layout.close()
             raise
@@ -153,6 +164,18 @@ class QuestionWidget(anywidget.AnyWidget):
         if not isinstance(value, str) or not _LANGUAGE.match(value):
             raise traitlets.TraitError(f"language must be '' or a language tag, not {value!r}")
         return value
+
+    @traitlets.validate("image_hosts")
+    def _validate_image_hosts(self, proposal: dict[str, Any]) -> list[str]:
+        hosts = []
+        for host in proposal["value"]:
+            if not isinstance(host, str) or not (host == "*" or _HOST.match(host)):
+                raise traitlets.TraitError(
+                    f"image_hosts takes host names such as 'example.com' or 'example.com:8080' "
+                    f"(or '*' for every host), not {host!r}"
+                )
+            hosts.append(host.lower())
+        return hosts
 
     # -- cards ----------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
  */
 
 import { h } from "./dom.js";
+import { gateImage } from "./images.js";
 
 const KEEP = new Set(
   "P H1 H2 H3 H4 H5 H6 STRONG EM B I CODE PRE UL OL LI A BLOCKQUOTE HR BR TABLE THEAD TBODY TR TH TD DEL S IMG SPAN".split(" "),
@@ -66,6 +67,7 @@ export function scrub(root) {
       else {
         node.setAttribute("referrerpolicy", "no-referrer");
         if (!node.hasAttribute("alt")) node.setAttribute("alt", "");
+        gateImage(node);
       }
     }
   }

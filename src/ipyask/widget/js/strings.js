@@ -44,6 +44,7 @@ export const STRINGS = {
     alwaysAllow: "Always allow",
     showHidden: "Show hidden questions ({count})",
     dismissError: "Dismiss the message",
+    showImages: "Show images from {host}",
   },
   zh: {
     countdown: "{seconds} 秒后继续工作",
@@ -84,6 +85,7 @@ export const STRINGS = {
     alwaysAllow: "始终允许",
     showHidden: "显示已收起的问题（{count}）",
     dismissError: "关闭提示",
+    showImages: "显示来自 {host} 的图片",
   },
 };
 

@@ -8,6 +8,7 @@
 
 import { CardController } from "./card/controller.js";
 import { ICON_CLOSE, h, icon } from "./dom.js";
+import { ImageGates } from "./images.js";
 import { PROTOCOL_VERSION, isCard } from "./protocol.js";
 import { STRINGS, fill } from "./strings.js";
 
@@ -52,6 +53,7 @@ export class View {
     this.restore.addEventListener("click", () => this.restoreHidden());
     this.root.append(this.banner, this.list, this.restore);
     el.append(this.root);
+    this.images = new ImageGates(this.root, model, () => this.t);
 
     this.onLanguage = () => this.applyLanguage(true);
     this.onVisibility = () => this.setWindowActive(!document.hidden);
@@ -207,6 +209,7 @@ export class View {
   }
 
   destroy() {
+    this.images.destroy();
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);

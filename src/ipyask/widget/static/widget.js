@@ -235,7 +235,8 @@ var STRINGS = {
     allowOnce: "Allow once",
     alwaysAllow: "Always allow",
     showHidden: "Show hidden questions ({count})",
-    dismissError: "Dismiss the message"
+    dismissError: "Dismiss the message",
+    showImages: "Show images from {host}"
   },
   zh: {
     countdown: "{seconds} 秒后继续工作",
@@ -275,7 +276,8 @@ var STRINGS = {
     allowOnce: "允许一次",
     alwaysAllow: "始终允许",
     showHidden: "显示已收起的问题（{count}）",
-    dismissError: "关闭提示"
+    dismissError: "关闭提示",
+    showImages: "显示来自 {host} 的图片"
   }
 };
 function fill(template, values) {
@@ -291,6 +293,108 @@ function localized(map, tag) {
   const partial = entries.find(([locale]) => locale.toLowerCase().split(/[-_]/)[0] === primary2);
   return partial ? partial[1] : map.en;
 }
+
+// src/ipyask/widget/js/images.js
+function remoteHost(url) {
+  let parsed;
+  try {
+    parsed = new URL(url, document.baseURI);
+  } catch {
+    return "";
+  }
+  if (parsed.protocol === "data:" || parsed.origin === location.origin) return null;
+  return parsed.host;
+}
+function imageOrGate(src, options = {}) {
+  const attrs = { alt: options.alt ?? "", class: options.class, width: options.width, height: options.height };
+  const host = remoteHost(src);
+  if (host === null) return h("img", { ...attrs, src, referrerpolicy: "no-referrer" });
+  return h("span", {
+    class: "ipyask-image-gate",
+    "data-src": src,
+    "data-host": host,
+    "data-alt": attrs.alt,
+    "data-class": options.class ?? "",
+    "data-size": options.width ? `${options.width}x${options.height ?? options.width}` : "",
+    "data-icon": options.icon ? "" : void 0
+  });
+}
+function gateImage(img) {
+  const src = img.getAttribute("src") ?? "";
+  if (remoteHost(src) === null) return;
+  img.replaceWith(imageOrGate(src, { alt: img.getAttribute("alt") ?? "" }));
+}
+var ImageGates = class {
+  /**
+   * @param {HTMLElement} root
+   * @param {Model} model
+   * @param {() => Record<string, string>} strings
+   */
+  constructor(root, model, strings) {
+    this.root = root;
+    this.model = model;
+    this.strings = strings;
+    this.allowed = /* @__PURE__ */ new Set();
+    this.observer = new MutationObserver(() => this.update());
+    this.observer.observe(root, { childList: true, subtree: true });
+    this.onHosts = () => this.update();
+    model.on("change:image_hosts", this.onHosts);
+    this.onClick = (event) => {
+      const target = (
+        /** @type {Element | null} */
+        event.target
+      );
+      const button2 = target?.closest?.("[data-show-images]");
+      if (!button2) return;
+      this.allowed.add(button2.getAttribute("data-show-images") ?? "");
+      this.update();
+    };
+    root.addEventListener("click", this.onClick);
+  }
+  /** @param {string} host */
+  isAllowed(host) {
+    const hosts = (
+      /** @type {unknown} */
+      this.model.get("image_hosts")
+    );
+    const listed = Array.isArray(hosts) ? hosts : [];
+    return this.allowed.has(host) || listed.includes("*") || listed.includes(host);
+  }
+  /** Load the allowed gates' images; give the others their button (once). */
+  update() {
+    for (const gate of Array.from(this.root.querySelectorAll(".ipyask-image-gate"))) {
+      const host = gate.getAttribute("data-host") ?? "";
+      if (host && this.isAllowed(host)) {
+        const [width, height] = (gate.getAttribute("data-size") || "").split("x");
+        gate.replaceWith(
+          h("img", {
+            src: gate.getAttribute("data-src") ?? "",
+            alt: gate.getAttribute("data-alt") ?? "",
+            class: gate.getAttribute("data-class") || void 0,
+            width: width || void 0,
+            height: height || void 0,
+            referrerpolicy: "no-referrer"
+          })
+        );
+      } else if (!gate.hasAttribute("data-icon") && !gate.firstChild) {
+        const alt = gate.getAttribute("data-alt");
+        gate.append(
+          alt ? h("span", { class: "ipyask-image-gate__alt" }, alt) : "",
+          h(
+            "button",
+            { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-image-gate__show", "data-show-images": host },
+            fill(this.strings().showImages, { host: host || "?" })
+          )
+        );
+      }
+    }
+  }
+  destroy() {
+    this.observer.disconnect();
+    this.model.off("change:image_hosts", this.onHosts);
+    this.root.removeEventListener("click", this.onClick);
+  }
+};
 
 // src/ipyask/widget/js/sanitize.js
 var KEEP = new Set(
@@ -342,6 +446,7 @@ function scrub(root) {
       else {
         node.setAttribute("referrerpolicy", "no-referrer");
         if (!node.hasAttribute("alt")) node.setAttribute("alt", "");
+        gateImage(node);
       }
     }
   }
@@ -444,7 +549,7 @@ function build(c) {
   const subject = approval2.subjectName || iconUrl ? h(
     "p",
     { class: "ipyask-subject" },
-    iconUrl ? h("img", { class: "ipyask-subject__icon", src: iconUrl, alt: "", width: 20, height: 20, referrerpolicy: "no-referrer" }) : null,
+    iconUrl ? imageOrGate(iconUrl, { class: "ipyask-subject__icon", width: 20, height: 20, icon: true }) : null,
     h("span", {}, approval2.subjectName ?? "")
   ) : null;
   const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.waitingApproval];
@@ -1133,6 +1238,7 @@ var View = class {
     this.restore.addEventListener("click", () => this.restoreHidden());
     this.root.append(this.banner, this.list, this.restore);
     el.append(this.root);
+    this.images = new ImageGates(this.root, model, () => this.t);
     this.onLanguage = () => this.applyLanguage(true);
     this.onVisibility = () => this.setWindowActive(!document.hidden);
     this.onBlur = () => this.setWindowActive(false);
@@ -1269,6 +1375,7 @@ var View = class {
     }
   }
   destroy() {
+    this.images.destroy();
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);

@@ -7,6 +7,7 @@
 
 import { h, isNode } from "../dom.js";
 import { localized } from "../strings.js";
+import { imageOrGate } from "../images.js";
 import { markdownBlock } from "../sanitize.js";
 import { button, feedbackLine, header, notice } from "../card/parts.js";
 
@@ -36,7 +37,7 @@ function build(c) {
       ? h(
           "p",
           { class: "ipyask-subject" },
-          iconUrl ? h("img", { class: "ipyask-subject__icon", src: iconUrl, alt: "", width: 20, height: 20, referrerpolicy: "no-referrer" }) : null,
+          iconUrl ? imageOrGate(iconUrl, { class: "ipyask-subject__icon", width: 20, height: 20, icon: true }) : null,
           h("span", {}, approval.subjectName ?? ""),
         )
       : null;
