@@ -41,9 +41,9 @@ from .bridge import (
     ask_blocking,
     default_panel,
     default_service,
+    diagnose,
     form,
     form_blocking,
-    diagnose,
     show_panel,
 )
 
@@ -86,10 +86,10 @@ __all__ = [
     "ask_blocking",
     "default_panel",
     "default_service",
+    "diagnose",
     "form",
     "form_blocking",
     "form_result",
-    "diagnose",
     "show_panel",
     "tool_decision",
 ]

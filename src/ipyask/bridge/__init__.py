@@ -44,8 +44,8 @@ __all__ = [
     "ask_blocking",
     "default_panel",
     "default_service",
+    "diagnose",
     "form",
     "form_blocking",
-    "diagnose",
     "show_panel",
 ]
