@@ -15,6 +15,11 @@ Event shapes (wire form, camelCase; dicts are validated into these models on app
 ``user/message``     ``messageId``, ``source`` (``{kind, callId?, outcome?}``), ``content``
 ``turn/start``       ``turn``
 ``turn/end``         ``turn``
+``user-questions/asked``     ``id``, ``callId``, ``questions`` (wire-form question items): a
+                     durable ask was recorded
+``user-questions/answered``  ``id``, ``outcome`` (``answered``, ``cancelled`` or
+                     ``unavailable``), ``answer`` (when answered) or ``error``
+                     (``{name, code, message}``): it was settled
 anything else        kept verbatim with its ``type``
 ==================== ===========================================================================
 """
@@ -24,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Tag, TypeAdapter
 from pydantic.alias_generators import to_camel
 
 __all__ = [
@@ -33,6 +38,8 @@ __all__ = [
     "MessageSource",
     "OtherEvent",
     "PtcDispatchEvent",
+    "QuestionAnsweredEvent",
+    "QuestionAskedEvent",
     "RequestHeaderEvent",
     "SessionEvent",
     "ToolCallEvent",
@@ -146,6 +153,42 @@ class TurnEndEvent(WireEvent):
     turn: int
 
 
+def _wire_questions(value: Any) -> list[dict[str, Any]]:
+    # The question vocabulary sits above this module (it knows agents, whose sessions hold
+    # these events), so it is imported when an event is built.
+    from ._vocabulary import AskUserQuestionItem
+
+    return [AskUserQuestionItem.model_validate(item).to_wire() for item in value]
+
+
+def _wire_answer(value: Any) -> dict[str, Any] | None:
+    from ._vocabulary import AskUserQuestionAnswer
+
+    return None if value is None else AskUserQuestionAnswer.model_validate(value).to_wire()
+
+
+class QuestionAskedEvent(WireEvent):
+    """A durable ask was recorded: its request ``id``, tool ``call_id`` and questions."""
+
+    type: Literal["user-questions/asked"] = "user-questions/asked"
+    id: str
+    call_id: str
+    questions: Annotated[list[dict[str, Any]], BeforeValidator(_wire_questions)]
+    """The question items in wire form."""
+
+
+class QuestionAnsweredEvent(WireEvent):
+    """A durable ask was settled: answered (with ``answer``), cancelled or unavailable (with
+    ``error``)."""
+
+    type: Literal["user-questions/answered"] = "user-questions/answered"
+    id: str
+    outcome: Literal["answered", "cancelled", "unavailable"]
+    answer: Annotated[dict[str, Any] | None, BeforeValidator(_wire_answer)] = None
+    """The answer batch in wire form."""
+    error: ToolErrorInfo | None = None
+
+
 class OtherEvent(WireEvent):
     """Any other event, kept verbatim."""
 
@@ -154,7 +197,7 @@ class OtherEvent(WireEvent):
 
 _KNOWN_TYPES = frozenset(
     {"request/header", "tool/call", "tool/result", "tool/ptc-dispatch", "user/message"}
-    | {"turn/start", "turn/end"}
+    | {"turn/start", "turn/end", "user-questions/asked", "user-questions/answered"}
 )
 
 
@@ -171,6 +214,8 @@ SessionEvent = Annotated[
     | Annotated[UserMessageEvent, Tag("user/message")]
     | Annotated[TurnStartEvent, Tag("turn/start")]
     | Annotated[TurnEndEvent, Tag("turn/end")]
+    | Annotated[QuestionAskedEvent, Tag("user-questions/asked")]
+    | Annotated[QuestionAnsweredEvent, Tag("user-questions/answered")]
     | Annotated[OtherEvent, Tag("other")],
     Discriminator(_event_tag),
 ]
