@@ -6,6 +6,7 @@ finds session events, the projection, clocks and tool plumbing in :mod:`ipyask.h
 
 from . import host as host  # the host-side vocabulary, as ipyask.host
 from ._agents import Agent
+from ._connection import Connection, connect
 from ._errors import AskCancelledError, ErrorCode, UserQuestionError
 from ._followups import after_answer
 from ._service import UserQuestions
@@ -42,6 +43,7 @@ __all__ = [
     "AskUserQuestionRequest",
     "AskUserQuestionTool",
     "BlockingUnsupportedError",
+    "Connection",
     "ErrorCode",
     "Next",
     "PendingAnswer",
@@ -55,6 +57,7 @@ __all__ = [
     "approve_blocking",
     "ask",
     "ask_blocking",
+    "connect",
     "default_panel",
     "default_service",
     "show_panel",

@@ -4,6 +4,8 @@ In process, with the core install alone:
 
 - :class:`ScriptedAnswerer` answers from a script (unit tests of agent code).
 - :class:`ManualClock` makes deadlines deterministic.
+- :func:`throwaway_postgres` starts a temporary PostgreSQL cluster (Debian's server package)
+  for tests of a PostgreSQL store; :func:`new_database` makes an empty database in it.
 
 Against a **real kernel** (the ``ipyask[testing]`` extra: ``ipykernel``, ``jupyter_client``):
 
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._clock import ManualClock, drain_loop
 from ._browser import find_chromium, launch_chromium
+from ._postgres import find_postgres_bin, new_database, throwaway_postgres
 from ._scripted import SKIP, TIME_OUT, Other, Reply, ScriptedAnswerer
 
 if TYPE_CHECKING:
@@ -62,7 +65,10 @@ __all__ = [
     "WidgetModel",
     "drain_loop",
     "find_chromium",
+    "find_postgres_bin",
     "launch_chromium",
+    "new_database",
+    "throwaway_postgres",
 ]
 
 _KERNEL_EXTRA = "ipyask[testing]"
