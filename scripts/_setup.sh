@@ -35,6 +35,17 @@ ensure_chromium() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null
 }
 
+ensure_postgres() {
+  # Debian's PostgreSQL server for the PostgreSQL store tests (each run starts a throw-away
+  # cluster in a temp folder through ipyask.testing.throwaway_postgres; nothing else is used).
+  if compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then return; fi
+  log "installing Debian's postgresql (PostgreSQL store tests)"
+  local sudo=""
+  [[ "$(id -u)" == 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
+}
+
 ensure_node_tools() {
   # axe-core (accessibility scans in the browser tests) and TypeScript (type-checks widget.js).
   local dir="$ROOT/.cache/node"
