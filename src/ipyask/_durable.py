@@ -306,6 +306,10 @@ class DurableAsks:
             # claims waits there for any process connected to the store.
             last = _wait_in_inbox
             self._watch(store).add(waiter)
+            # An answer committed before the watch started reading the session is in the store.
+            current = store.question(request_id)
+            if current is not None and current.terminal is not None:
+                waiter.settle(current.terminal)
         else:
             last = _no_answerer
         waiter.dispatch = asyncio.ensure_future(

@@ -260,3 +260,25 @@ async def test_connect_asks_and_answers_through_the_store(
     assert (await agent.ask_timed({"questions": QUESTIONS}, "c1", 1)).to_wire() == YES
     await agent.aclose()
     await inbox.aclose()
+
+
+async def test_an_answer_committed_before_the_asker_watches_is_not_missed(
+    open_at: Callable[[], Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ipyask._durable import StoreBook
+
+    svc, agent = asker(open_at())
+    inbox = open_at()
+    record_and_sync = StoreBook.open
+
+    def answered_at_once(self: StoreBook, *args: object) -> object:
+        record = record_and_sync(self, *args)  # type: ignore[arg-type]
+        inbox.resolve_question(record.id, answered())  # the inbox is faster than the asker
+        self.store.read_events("agent")
+        assert self.session is not None
+        self.session.sync()
+        return record
+
+    monkeypatch.setattr(StoreBook, "open", answered_at_once)
+    assert (await asyncio.wait_for(svc.ask(request(agent)), 10)).to_wire() == YES
+    await svc.aclose()
