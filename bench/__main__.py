@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import render_panel, report, roundtrip, scale, timers, waiting
+from . import render_panel, report, roundtrip, scale, store, timers, waiting
 from ._common import ARTIFACTS, DOCS, Result, Settings, log
 from ._machine import load_average, machine
 
@@ -29,6 +29,7 @@ SECTIONS: dict[str, Callable[[Settings], Result]] = {
     "scale": scale.run,
     "render": render_panel.run,
     "timers": timers.run,
+    "store": store.run,
 }
 
 

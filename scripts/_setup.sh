@@ -39,6 +39,16 @@ ensure_chromium() {
 # sources compares text, and esbuild (still 0.x) may print code differently from one release to
 # the next. Bump it here and run scripts/build-widget in the same commit.
 ESBUILD_VERSION=0.28.2
+ensure_postgres() {
+  # Debian's PostgreSQL server for the PostgreSQL store tests (each run starts a throw-away
+  # cluster in a temp folder through ipyask.testing.throwaway_postgres; nothing else is used).
+  if compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then return; fi
+  log "installing Debian's postgresql (PostgreSQL store tests)"
+  local sudo=""
+  [[ "$(id -u)" == 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
+}
 
 ensure_node_tools() {
   # axe-core (accessibility scans in the browser tests), TypeScript (type-checks the widget's

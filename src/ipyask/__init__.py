@@ -6,6 +6,7 @@ finds session events, the projection, clocks and tool plumbing in :mod:`ipyask.h
 
 from . import host as host  # the host-side vocabulary, as ipyask.host
 from ._agents import Agent
+from ._connection import Connection, connect
 from ._decisions import BadAnswerError, FormResult, ToolDecision, form_result, tool_decision
 from ._errors import AskCancelledError, ErrorCode, UserQuestionError
 from ._followups import after_answer
@@ -62,6 +63,7 @@ __all__ = [
     "AskUserQuestionTool",
     "BadAnswerError",
     "BlockingUnsupportedError",
+    "Connection",
     "Diagnosis",
     "ErrorCode",
     "FormIntent",
@@ -84,6 +86,7 @@ __all__ = [
     "ask",
     "ask_batch",
     "ask_blocking",
+    "connect",
     "default_panel",
     "default_service",
     "diagnose",

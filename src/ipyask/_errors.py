@@ -27,6 +27,7 @@ ErrorCode = Literal[
     "DUPLICATE_WAIT",
     "EMPTY_QUESTIONS",
     "NO_PROVIDER",
+    "OUTSIDE_TURN",
     "PROVIDER_ERROR",
     "REPLY_QUEUED",
 ]
@@ -47,6 +48,9 @@ MESSAGES: Final[dict[str, str]] = {
     "EMPTY_QUESTIONS": "ask_user_question requires at least one question",
     "NO_PROVIDER": "no user-questions answerer accepted the request",
     "REPLY_QUEUED": "a reply is already queued for this question",
+    # ipyask's extension (the specification has no durable asks): the durable variant of the
+    # same seam refuses a durable ask made while the agent's session has no open turn.
+    "OUTSIDE_TURN": "ask_user_question durable request requires an open turn",
 }
 
 

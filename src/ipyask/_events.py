@@ -15,6 +15,11 @@ Event shapes (wire form, camelCase; dicts are validated into these models on app
 ``user/message``     ``messageId``, ``source`` (``{kind, callId?, outcome?}``), ``content``
 ``turn/start``       ``turn``
 ``turn/end``         ``turn``
+``user-questions/asked``     ``id``, ``callId``, ``questions`` (wire-form question items): a
+                     durable ask was recorded
+``user-questions/answered``  ``id``, ``outcome`` (``answered``, ``cancelled`` or
+                     ``unavailable``), ``answer`` (when answered) or ``error``
+                     (``{name, code, message}``): it was settled
 anything else        kept verbatim with its ``type``
 ==================== ===========================================================================
 """
@@ -33,6 +38,8 @@ __all__ = [
     "MessageSource",
     "OtherEvent",
     "PtcDispatchEvent",
+    "QuestionAnsweredEvent",
+    "QuestionAskedEvent",
     "RequestHeaderEvent",
     "SessionEvent",
     "ToolCallEvent",
@@ -146,6 +153,29 @@ class TurnEndEvent(WireEvent):
     turn: int
 
 
+class QuestionAskedEvent(WireEvent):
+    """A durable ask was recorded: its request ``id``, tool ``call_id`` and questions."""
+
+    type: Literal["user-questions/asked"] = "user-questions/asked"
+    id: str
+    call_id: str
+    questions: list[dict[str, Any]]
+    """The question items in wire form (``AskUserQuestionItem.to_wire()``; the vocabulary sits
+    above this module, so the recorder writes them)."""
+
+
+class QuestionAnsweredEvent(WireEvent):
+    """A durable ask was settled: answered (with ``answer``), cancelled or unavailable (with
+    ``error``)."""
+
+    type: Literal["user-questions/answered"] = "user-questions/answered"
+    id: str
+    outcome: Literal["answered", "cancelled", "unavailable"]
+    answer: dict[str, Any] | None = None
+    """The answer batch in wire form (``AskUserQuestionAnswer.to_wire()``)."""
+    error: ToolErrorInfo | None = None
+
+
 class OtherEvent(WireEvent):
     """Any other event, kept verbatim."""
 
@@ -154,7 +184,7 @@ class OtherEvent(WireEvent):
 
 _KNOWN_TYPES = frozenset(
     {"request/header", "tool/call", "tool/result", "tool/ptc-dispatch", "user/message"}
-    | {"turn/start", "turn/end"}
+    | {"turn/start", "turn/end", "user-questions/asked", "user-questions/answered"}
 )
 
 
@@ -171,6 +201,8 @@ SessionEvent = Annotated[
     | Annotated[UserMessageEvent, Tag("user/message")]
     | Annotated[TurnStartEvent, Tag("turn/start")]
     | Annotated[TurnEndEvent, Tag("turn/end")]
+    | Annotated[QuestionAskedEvent, Tag("user-questions/asked")]
+    | Annotated[QuestionAnsweredEvent, Tag("user-questions/answered")]
     | Annotated[OtherEvent, Tag("other")],
     Discriminator(_event_tag),
 ]

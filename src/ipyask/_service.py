@@ -11,6 +11,7 @@ from typing import Any
 from ._abort import AbortController, AbortSignal
 from ._agents import Agent, AgentRegistry
 from ._clock import Clock, LoopClock
+from ._durable import DurableAsks, Target
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
 from ._followups import open_followups
 from ._intents import check_intents
@@ -27,6 +28,7 @@ from ._vocabulary import (
     WaitFrame,
 )
 from ._waterfall import Answerer, Waterfall
+from .store import ClaimResult, QuestionRecord, Store
 
 __all__ = ["MAX_TIMEOUT_MS", "UserQuestions"]
 
@@ -63,12 +65,15 @@ class UserQuestions:
     """The user-questions service.
 
     Owns the live agent registry (:attr:`agents`), the answerer waterfall, the timed waits of
-    ``ask_timed`` and the reply reservations of late answers. ``clock`` decides deadlines (the
-    running event loop's by default; :class:`ipyask.testing.ManualClock` in tests).
+    ``ask_timed``, the reply reservations of late answers and the askers of durable questions.
+    ``clock`` decides deadlines (the running event loop's by default;
+    :class:`ipyask.testing.ManualClock` in tests). ``store`` is where :meth:`open_session` keeps
+    session logs and durable questions (none: sessions live in memory).
     """
 
-    def __init__(self, *, clock: Clock | None = None) -> None:
+    def __init__(self, *, clock: Clock | None = None, store: Store | None = None) -> None:
         self.clock: Clock = clock if clock is not None else LoopClock()
+        self.store = store
         self.agents = AgentRegistry(on_enter=lambda agent: self._replies.watch(agent.session))
         self._waterfall = Waterfall()
         self._projections = Projections()
@@ -76,6 +81,7 @@ class UserQuestions:
         self._waits: dict[Agent, dict[str, TimedQuestionWait]] = {}
         self._replies = ReplyBook()
         self._lifetime = AbortController()
+        self._durable = DurableAsks(self._waterfall, self._lock)
 
     # -- answerers ---------------------------------------------------------------------------
     def on_request(
@@ -103,6 +109,13 @@ class UserQuestions:
         ``CALLER_NOT_LIVE``, ``DELEGATED_CALLER``, ``BAD_INTENT``, ``NO_PROVIDER``,
         ``PROVIDER_ERROR`` or a code an answerer raised). Cancelling the awaiting task ends the
         ask as ``ASK_ABORTED`` (an error that is also an ``asyncio.CancelledError``).
+
+        A request with an agent and a ``callId`` but no ``wait`` is durable: it needs an open
+        turn in the agent's session (``OUTSIDE_TURN``), is recorded there as
+        ``user-questions/asked``, and asking again with the same ``callId`` reuses the record
+        (answered: the answer at once; cancelled: ``ASK_CANCELLED``; unavailable:
+        ``NO_PROVIDER``; open: waits for it again). Cancelling the awaiting task, or closing
+        the service, leaves a durable record open.
         """
         request = _as_request(request)
         signal = request.signal
@@ -114,6 +127,13 @@ class UserQuestions:
         if agent is not None:
             self._assert_live_root(agent)
         check_intents(request)
+        if agent is not None and request.durable:
+            try:
+                return await self._durable.ask(agent, request)
+            except asyncio.CancelledError as cancelled:
+                if isinstance(cancelled, AskCancelledError):
+                    raise
+                raise AskCancelledError.of("ASK_ABORTED", cause=cancelled) from cancelled
 
         async def no_answerer() -> AskUserQuestionAnswer:
             raise UserQuestionError.of("NO_PROVIDER")
@@ -322,6 +342,49 @@ class UserQuestions:
             session = session.session
         return self._projections.view(session)
 
+    # -- durable questions -------------------------------------------------------------------
+    def open_session(self, id: str) -> Session:
+        """The session ``id``, on the service's store (its log so far included) when it has one.
+
+        A session on a store outlives the process: open it with the same id after a restart
+        and its durable questions are still there.
+        """
+        return Session(id, store=self.store)
+
+    def pending(self, target: Target | None = None) -> list[QuestionRecord]:
+        """The durable questions still open: of an agent's session, of a session, or of a whole
+        store (every process's, oldest first). No ``target``: the service's store."""
+        return self._durable.pending(self._target(target))
+
+    def respond(
+        self,
+        target: Target | None,
+        request_id: str,
+        answer: AskUserQuestionAnswer | Mapping[str, Any],
+    ) -> ClaimResult:
+        """Answer the durable question ``request_id``: an idempotent claim.
+
+        Returns ``{status: 'accepted'}`` when this call recorded the answer (a waiting asker
+        gets it), ``'already-resolved'`` (with the recorded outcome and answer) when the
+        question was settled before, ``'not-pending'`` when ``target`` has no such question.
+        ``target`` is an agent, a session, or a store (``None``: the service's store).
+        """
+        return self._durable.respond(self._target(target), request_id, answer)
+
+    def cancel(self, target: Target | None, request_id: str) -> ClaimResult:
+        """Cancel the durable question ``request_id`` (its asker gets ``ASK_CANCELLED``); the
+        same idempotent claim as :meth:`respond`."""
+        return self._durable.reject(
+            self._target(target), request_id, "cancelled", UserQuestionError.of("ASK_CANCELLED")
+        )
+
+    def _target(self, target: Target | None) -> Target:
+        if target is not None:
+            return target
+        if self.store is None:
+            raise TypeError("this service has no store: name an agent or a session")
+        return self.store
+
     # -- lifetime ----------------------------------------------------------------------------
     @property
     def closed(self) -> bool:
@@ -329,13 +392,14 @@ class UserQuestions:
         return self._lifetime.signal.aborted
 
     async def aclose(self) -> None:
-        """Unload: every live wait and ask ends with ``ASK_ABORTED``."""
+        """Unload: every live wait and ask ends with ``ASK_ABORTED`` (durable records stay open)."""
         reason = UserQuestionError.of("ASK_ABORTED")
         with self._lock:
             waits = [wait for calls in self._waits.values() for wait in calls.values()]
             self._waits.clear()
         for wait in waits:
             wait.close(reason)
+        self._durable.close()
         self._lifetime.abort(reason)
         await asyncio.sleep(0)
 

@@ -1,5 +1,10 @@
 """A minimal host session: an append-only log of :mod:`ipyask._events` records and an inbox of
-user messages queued for the agent (late replies are steered into it)."""
+user messages queued for the agent (late replies are steered into it).
+
+A session opened on a :class:`~ipyask.store.Store` keeps its log there: it starts with the events
+the store already holds for its id, every append is written to the store first, and
+:meth:`Session.sync` brings in what other processes appended.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import asyncio
 import threading
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import Field
 
@@ -20,6 +25,9 @@ from ._events import (
     UserMessageEvent,
     WireEvent,
 )
+
+if TYPE_CHECKING:
+    from .store import Store
 
 __all__ = ["Session", "SessionListener", "UserMessage"]
 
@@ -50,14 +58,18 @@ InboxQueue = Literal["next_step", "next_turn"]
 class Session:
     """An append-only event log plus the inbox of messages queued for the agent."""
 
-    def __init__(self, id: str | None = None) -> None:
+    def __init__(self, id: str | None = None, *, store: Store | None = None) -> None:
         self.id = id if id is not None else uuid.uuid4().hex
+        self.store = store
+        """Where the log is kept, or ``None`` for a log in memory only."""
         self._lock = threading.RLock()
         self._events: list[SessionEvent] = []
         self._queues: dict[InboxQueue, list[UserMessage]] = {"next_step": [], "next_turn": []}
         self._claimed: dict[str, tuple[UserMessage, int]] = {}
         self._listeners: list[SessionListener] = []
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        if store is not None:
+            self.sync()
 
     # -- the log -----------------------------------------------------------------------------
     @property
@@ -69,12 +81,36 @@ class Session:
     def append(self, event: SessionEvent | Mapping[str, Any]) -> SessionEvent:
         """Append one event (a model, or a dict in wire form); returns the stored model."""
         stored = EVENT.validate_python(event)
+        if self.store is not None:
+            seq = self.store.append_event(self.id, stored.to_wire())
+            self.sync()
+            with self._lock:
+                return self._events[seq]
         with self._lock:
             self._events.append(stored)
             listeners = list(self._listeners)
         for listener in listeners:
             listener.event_appended(self, stored)
         return stored
+
+    def sync(self) -> tuple[SessionEvent, ...]:
+        """Bring in the events other processes appended to the store; returns them.
+
+        Listeners see them as appended. Does nothing for a session without a store.
+        """
+        if self.store is None:
+            return ()
+        with self._lock:
+            fresh = [
+                EVENT.validate_python(event)
+                for _, event in self.store.read_events(self.id, after=len(self._events) - 1)
+            ]
+            self._events.extend(fresh)
+            listeners = list(self._listeners)
+        for stored in fresh:
+            for listener in listeners:
+                listener.event_appended(self, stored)
+        return tuple(fresh)
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         """Observe appended events and inbox claims and discards; returns an unsubscribe."""

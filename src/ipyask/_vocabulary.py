@@ -254,20 +254,31 @@ class QuestionWait(WireModel):
 class AskUserQuestionRequest(WireModel):
     """A request to the answerer waterfall.
 
-    ``agent`` and ``signal`` are live objects, never part of the wire form.
+    ``agent`` and ``signal`` are live objects, never part of the wire form. A request with an
+    agent and a ``callId`` (:attr:`durable_call_id`) but no ``wait`` is a durable ask: it is
+    recorded in the agent's session, and asking again with the same ``callId`` reuses the record.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     questions: list[AskUserQuestionItem]
     wait: QuestionWait | None = None
+    durable_call_id: str | None = Field(default=None, alias="callId", min_length=1)
+    """The tool call a durable ask belongs to (wire ``callId``)."""
+    request_id: str | None = None
+    """The durable record's id, set on the request the waterfall receives for a durable ask."""
     agent: Agent | None = Field(default=None, exclude=True)
     signal: AbortSignal | None = Field(default=None, exclude=True)
 
     @property
     def call_id(self) -> str | None:
-        """The card key, when the request has one."""
-        return self.wait.call_id if self.wait is not None else None
+        """The card key, when the request has one: the wait's call id, else the durable one."""
+        return self.wait.call_id if self.wait is not None else self.durable_call_id
+
+    @property
+    def durable(self) -> bool:
+        """Whether this is a durable ask (an agent, a ``callId``, no ``wait``)."""
+        return self.agent is not None and self.durable_call_id is not None and self.wait is None
 
     @property
     def timed(self) -> bool:

@@ -6,6 +6,8 @@ In process, with the core install alone:
   approvals (:class:`Approve`, :class:`AlwaysAllow`, :class:`Edit`, :class:`Reject`,
   :class:`Respond`) and forms (a ``dict`` of values, :class:`Decline`, :class:`Cancel`).
 - :class:`ManualClock` makes deadlines deterministic.
+- :func:`throwaway_postgres` starts a temporary PostgreSQL cluster (Debian's server package)
+  for tests of a PostgreSQL store; :func:`new_database` makes an empty database in it.
 
 Against a **real kernel** (the ``ipyask[testing]`` extra: ``ipykernel``, ``jupyter_client``):
 
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._clock import ManualClock, drain_loop
 from ._browser import find_chromium, launch_chromium
+from ._postgres import find_postgres_bin, new_database, throwaway_postgres
 from ._scripted import (
     SKIP,
     TIME_OUT,
@@ -84,7 +87,10 @@ __all__ = [
     "WidgetModel",
     "drain_loop",
     "find_chromium",
+    "find_postgres_bin",
     "launch_chromium",
+    "new_database",
+    "throwaway_postgres",
 ]
 
 _KERNEL_EXTRA = "ipyask[testing]"

@@ -1,0 +1,532 @@
+"""Durable asks: questions recorded in the agent's session, answerable after a restart.
+
+A request with an agent and a ``callId`` and no ``wait`` is durable. Its question is recorded as a
+``user-questions/asked`` event and settled by one ``user-questions/answered`` event; the records
+are what those events say (:class:`LogBook` folds them from the session log) or, for a session
+opened on a store, what the store's question table says (:class:`StoreBook`, which writes the
+same events in the same transaction). Asking again with the same ``callId`` finds the record: a
+settled one gives its outcome at once, an open one is waited on again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
+
+from ._abort import AbortSignal
+from ._agents import Agent
+from ._errors import UserQuestionError, restore_error
+from ._events import (
+    QuestionAnsweredEvent,
+    QuestionAskedEvent,
+    SessionEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
+from ._session import Session
+from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
+from ._waterfall import Waterfall
+from .store import ChangeFeed, ClaimResult, ErrorInfo, QuestionRecord, Store, Terminal
+from .store._records import accepted, claim_of
+
+__all__ = [
+    "DurableAsks",
+    "LogBook",
+    "QuestionBook",
+    "StoreBook",
+    "book_for",
+    "has_open_turn",
+    "records_of",
+]
+
+log = logging.getLogger("ipyask")
+
+Target = Agent | Session | Store
+"""Whose questions: an agent's (its session's), a session's, or a whole store's (the inbox)."""
+
+
+def has_open_turn(events: tuple[SessionEvent, ...]) -> bool:
+    """Whether the latest ``turn/start`` of the log has no ``turn/end`` after it."""
+    for event in reversed(events):
+        if isinstance(event, TurnStartEvent):
+            return True
+        if isinstance(event, TurnEndEvent):
+            return False
+    return False
+
+
+def records_of(session: Session) -> list[QuestionRecord]:
+    """The durable question records the session's log holds, in ask order."""
+    records: dict[str, QuestionRecord] = {}
+    for event in session.events:
+        if isinstance(event, QuestionAskedEvent):
+            records[event.id] = QuestionRecord(
+                id=event.id,
+                call_id=event.call_id,
+                questions=event.questions,
+                session_id=session.id,
+            )
+        elif isinstance(event, QuestionAnsweredEvent) and event.id in records:
+            error = event.error
+            terminal = Terminal(
+                outcome=event.outcome,
+                answer=event.answer,
+                error=None if error is None else ErrorInfo.model_validate(error.to_wire()),
+            )
+            records[event.id] = records[event.id].model_copy(update={"terminal": terminal})
+    return list(records.values())
+
+
+class QuestionBook(Protocol):
+    """Durable question records of one session (or of a whole store)."""
+
+    def for_call(self, call_id: str) -> QuestionRecord | None: ...
+    def open(
+        self, call_id: str, questions: list[dict[str, Any]], agent_id: str | None
+    ) -> QuestionRecord: ...
+    def get(self, request_id: str) -> QuestionRecord | None: ...
+    def resolve(self, request_id: str, terminal: Terminal) -> ClaimResult: ...
+    def pending(self) -> list[QuestionRecord]: ...
+
+
+class LogBook:
+    """Records folded from an in-memory session log; ``lock`` makes each claim atomic."""
+
+    def __init__(self, session: Session, lock: threading.RLock) -> None:
+        self.session = session
+        self._lock = lock
+
+    def for_call(self, call_id: str) -> QuestionRecord | None:
+        return next((r for r in records_of(self.session) if r.call_id == call_id), None)
+
+    def open(
+        self, call_id: str, questions: list[dict[str, Any]], agent_id: str | None
+    ) -> QuestionRecord:
+        with self._lock:
+            found = self.for_call(call_id)
+            if found is not None:
+                return found
+            event = QuestionAskedEvent(id=str(uuid.uuid4()), call_id=call_id, questions=questions)
+            self.session.append(event)
+            return QuestionRecord(
+                id=event.id, call_id=call_id, questions=event.questions, session_id=self.session.id
+            )
+
+    def get(self, request_id: str) -> QuestionRecord | None:
+        return next((r for r in records_of(self.session) if r.id == request_id), None)
+
+    def resolve(self, request_id: str, terminal: Terminal) -> ClaimResult:
+        with self._lock:
+            record = self.get(request_id)
+            if record is None or record.terminal is not None:
+                return claim_of(record)
+            self.session.append(
+                QuestionAnsweredEvent.model_validate({"id": request_id, **terminal.to_wire()})
+            )
+            return accepted(terminal)
+
+    def pending(self) -> list[QuestionRecord]:
+        return [record for record in records_of(self.session) if record.terminal is None]
+
+
+class StoreBook:
+    """Records in a store: of one session, or of every session when ``session`` is ``None``."""
+
+    def __init__(self, store: Store, session: Session | None = None) -> None:
+        self.store = store
+        self.session = session
+
+    def _session(self) -> Session:
+        if self.session is None:
+            raise TypeError("asking needs a session, not a whole store")
+        return self.session
+
+    def for_call(self, call_id: str) -> QuestionRecord | None:
+        return self.store.question_for_call(self._session().id, call_id)
+
+    def open(
+        self, call_id: str, questions: list[dict[str, Any]], agent_id: str | None
+    ) -> QuestionRecord:
+        session = self._session()
+        record, _ = self.store.open_question(
+            session.id, call_id, questions, request_id=str(uuid.uuid4()), agent_id=agent_id
+        )
+        session.sync()
+        return record
+
+    def get(self, request_id: str) -> QuestionRecord | None:
+        record = self.store.question(request_id)
+        if record is None or (self.session is not None and record.session_id != self.session.id):
+            return None
+        return record
+
+    def resolve(self, request_id: str, terminal: Terminal) -> ClaimResult:
+        if self.get(request_id) is None:
+            return ClaimResult(status="not-pending")
+        result = self.store.resolve_question(request_id, terminal)
+        if self.session is not None:
+            self.session.sync()
+        return result
+
+    def pending(self) -> list[QuestionRecord]:
+        return self.store.pending_questions(None if self.session is None else self.session.id)
+
+
+def book_for(target: Target, lock: threading.RLock) -> QuestionBook:
+    """The records of ``target``: an agent's session, a session, or a whole store."""
+    if isinstance(target, Agent):
+        target = target.session
+    if isinstance(target, Session):
+        if target.store is not None:
+            return StoreBook(target.store, target)
+        return LogBook(target, lock)
+    if isinstance(target, Store):
+        return StoreBook(target)
+    raise TypeError(f"expected an Agent, a Session or a Store, not {type(target).__name__}")
+
+
+def _terminal_error(terminal: Terminal) -> UserQuestionError:
+    stored = terminal.error
+    if stored is not None:
+        return UserQuestionError(stored.message, stored.code)
+    return UserQuestionError.of(
+        "ASK_CANCELLED" if terminal.outcome == "cancelled" else "NO_PROVIDER"
+    )
+
+
+def _failed(outcome: str, error: UserQuestionError) -> Terminal:
+    info = ErrorInfo(name=error.name, code=error.code, message=error.message)
+    return Terminal.model_validate({"outcome": outcome, "error": info})
+
+
+def _settled(record: QuestionRecord) -> AskUserQuestionAnswer:
+    """The recorded answer of a settled record, or its error raised."""
+    terminal = record.terminal
+    assert terminal is not None
+    if terminal.outcome == "answered" and terminal.answer is not None:
+        return AskUserQuestionAnswer.model_validate(terminal.answer)
+    raise _terminal_error(terminal)
+
+
+class _Waiter:
+    """The askers of one open record, on one event loop, and the dispatch answering it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, session: Session) -> None:
+        self.loop = loop
+        self.session = session
+        self.future: asyncio.Future[AskUserQuestionAnswer] = loop.create_future()
+        self.future.add_done_callback(_consume)
+        self.dispatch: asyncio.Future[None] | None = None
+        self.forget_signal: Callable[[], None] | None = None
+
+    def settle(self, terminal: Terminal) -> None:
+        """Settle the askers with ``terminal`` (from any thread)."""
+        self.loop.call_soon_threadsafe(self._settle_on_loop, terminal, None)
+
+    def fail(self, error: BaseException) -> None:
+        """End the askers with ``error`` without settling the record (from any thread)."""
+        self.loop.call_soon_threadsafe(self._settle_on_loop, None, error)
+
+    def _settle_on_loop(self, terminal: Terminal | None, error: BaseException | None) -> None:
+        if self.future.done():
+            return
+        if terminal is not None and terminal.outcome == "answered" and terminal.answer is not None:
+            self.future.set_result(AskUserQuestionAnswer.model_validate(terminal.answer))
+        else:
+            self.future.set_exception(error or _terminal_error(terminal))  # type: ignore[arg-type]
+        if self.dispatch is not None:
+            self.dispatch.cancel()  # the question is settled: its cards go
+        if self.forget_signal is not None:
+            self.forget_signal()
+
+
+class DurableAsks:
+    """The durable asks of one service: records, the askers waiting on them, store watches."""
+
+    def __init__(self, waterfall: Waterfall, lock: threading.RLock) -> None:
+        self._waterfall = waterfall
+        self._lock = lock
+        self._waiters: dict[str, _Waiter] = {}
+        self._watches: dict[int, _StoreWatch] = {}
+
+    def book(self, target: Target) -> QuestionBook:
+        return book_for(target, self._lock)
+
+    # -- asking -------------------------------------------------------------------------------
+    async def ask(self, agent: Agent, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """The durable branch of ``ask`` (the request is already validated)."""
+        session = agent.session
+        session.sync()
+        if not has_open_turn(session.events):
+            raise UserQuestionError.of("OUTSIDE_TURN")
+        call_id = request.durable_call_id
+        assert call_id is not None
+        book = self.book(session)
+        record = book.for_call(call_id)
+        if record is None:
+            questions = [item.to_wire() for item in request.questions]
+            record = book.open(call_id, questions, agent.id)
+        if record.terminal is not None:
+            return _settled(record)
+        with self._lock:
+            waiter = self._waiters.get(record.id)
+            if waiter is None:
+                waiter = self._waiters[record.id] = _Waiter(asyncio.get_running_loop(), session)
+                start = True
+            else:
+                start = False
+        if start:
+            self._start(waiter, agent, request, record)
+        return await asyncio.shield(waiter.future)
+
+    def _start(
+        self,
+        waiter: _Waiter,
+        agent: Agent,
+        request: AskUserQuestionRequest,
+        record: QuestionRecord,
+    ) -> None:
+        request_id = record.id
+        waiter.future.add_done_callback(lambda _: self._forget(request_id))
+        forwarded = request.model_copy(
+            update={
+                "questions": [AskUserQuestionItem.model_validate(q) for q in record.questions],
+                "request_id": request_id,
+                "agent": agent,
+            }
+        )
+        store = agent.session.store
+        last: Callable[[], Awaitable[AskUserQuestionAnswer]]
+        if store is not None:
+            # On a store the shared inbox is the last answerer: a question no answerer here
+            # claims waits there for any process connected to the store.
+            last = _wait_in_inbox
+            self._watch(store).add(waiter)
+            # An answer committed before the watch started reading the session is in the store.
+            current = store.question(request_id)
+            if current is not None and current.terminal is not None:
+                waiter.settle(current.terminal)
+        else:
+            last = _no_answerer
+        waiter.dispatch = asyncio.ensure_future(
+            self._answer(agent, request_id, forwarded, request.signal, last)
+        )
+        signal = request.signal
+        if signal is not None:
+
+            def abort() -> None:
+                cause = signal.reason
+                self.reject(
+                    agent,
+                    request_id,
+                    "cancelled",
+                    UserQuestionError.of(
+                        "ASK_ABORTED", cause=cause if isinstance(cause, BaseException) else None
+                    ),
+                )
+
+            waiter.forget_signal = signal.add_listener(abort)
+            if signal.aborted:
+                abort()
+
+    async def _answer(
+        self,
+        agent: Agent,
+        request_id: str,
+        request: AskUserQuestionRequest,
+        signal: AbortSignal | None,
+        last: Callable[[], Awaitable[AskUserQuestionAnswer]],
+    ) -> None:
+        try:
+            answer = await self._waterfall.dispatch(request, agent, last)
+        except asyncio.CancelledError:
+            return
+        except Exception as failure:
+            error = restore_error(failure)
+            code = error.code if isinstance(error, UserQuestionError) else None
+            if (signal is not None and signal.aborted) or code == "ASK_ABORTED":
+                self.reject(
+                    agent,
+                    request_id,
+                    "cancelled",
+                    UserQuestionError.of("ASK_ABORTED", cause=failure),
+                )
+            elif code == "ASK_CANCELLED" and isinstance(error, UserQuestionError):
+                self.reject(agent, request_id, "cancelled", error)
+            elif code == "NO_PROVIDER" and isinstance(error, UserQuestionError):
+                self.reject(agent, request_id, "unavailable", error)
+            else:
+                # A transport failure: the record stays open for a reconnecting answerer.
+                log.info("ipyask: durable question %s stays pending after %r", request_id, failure)
+            return
+        self.respond(agent, request_id, answer)
+
+    # -- claims -------------------------------------------------------------------------------
+    def respond(
+        self, target: Target, request_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any]
+    ) -> ClaimResult:
+        batch = (
+            answer
+            if isinstance(answer, AskUserQuestionAnswer)
+            else AskUserQuestionAnswer.model_validate(answer)
+        )
+        terminal = Terminal(outcome="answered", answer=batch.to_wire())
+        return self._claim(target, request_id, terminal)
+
+    def reject(
+        self, target: Target, request_id: str, outcome: str, error: UserQuestionError
+    ) -> ClaimResult:
+        return self._claim(target, request_id, _failed(outcome, error), error)
+
+    def _claim(
+        self,
+        target: Target,
+        request_id: str,
+        terminal: Terminal,
+        error: UserQuestionError | None = None,
+    ) -> ClaimResult:
+        # Under the lock, so that a store watch that sees the new event settles the askers
+        # only after this claim has (with its own error, cause included).
+        with self._lock:
+            result = self.book(target).resolve(request_id, terminal)
+            waiter = self._waiters.get(request_id) if result.status == "accepted" else None
+            if waiter is not None:
+                if error is not None:
+                    waiter.fail(error)
+                else:
+                    waiter.settle(terminal)
+        return result
+
+    def pending(self, target: Target) -> list[QuestionRecord]:
+        return self.book(target).pending()
+
+    # -- bookkeeping --------------------------------------------------------------------------
+    def _forget(self, request_id: str) -> None:
+        with self._lock:
+            waiter = self._waiters.pop(request_id, None)
+        store = waiter.session.store if waiter is not None else None
+        if waiter is not None and store is not None:
+            watch = self._watches.get(id(store))
+            if watch is not None:
+                watch.remove(waiter)
+
+    def _watch(self, store: Store) -> _StoreWatch:
+        with self._lock:
+            watch = self._watches.get(id(store))
+            if watch is None:
+                watch = self._watches[id(store)] = _StoreWatch(store, self.settle_from)
+            return watch
+
+    def settle_from(self, events: tuple[SessionEvent, ...]) -> None:
+        """Settle the askers of records that ``events`` (new in a session's log) settle."""
+        for event in events:
+            if isinstance(event, QuestionAnsweredEvent):
+                with self._lock:
+                    waiter = self._waiters.get(event.id)
+                if waiter is not None:
+                    waiter.settle(
+                        Terminal(
+                            outcome=event.outcome,
+                            answer=event.answer,
+                            error=None
+                            if event.error is None
+                            else ErrorInfo.model_validate(event.error.to_wire()),
+                        )
+                    )
+
+    def close(self) -> None:
+        """End every waiting asker with ``ASK_ABORTED``; their records stay open."""
+        with self._lock:
+            waiters = list(self._waiters.values())
+            watches = list(self._watches.values())
+            self._watches.clear()
+        for waiter in waiters:
+            waiter.fail(UserQuestionError.of("ASK_ABORTED"))
+        for watch in watches:
+            watch.stop()
+
+
+class _StoreWatch:
+    """A thread that, while askers wait on a store, reads their sessions' new events.
+
+    It wakes on the store's change feed, brings each waiting session up to date and hands the
+    events it had not yet read to ``on_events`` (whoever brought them in).
+    """
+
+    IDLE_WAIT = 1.0
+
+    def __init__(self, store: Store, on_events: Callable[[tuple[SessionEvent, ...]], None]) -> None:
+        self._store = store
+        self._on_events = on_events
+        self._lock = threading.Lock()
+        self._waiters: set[_Waiter] = set()
+        self._read: dict[int, int] = {}
+        self._thread: threading.Thread | None = None
+        self._feed: ChangeFeed | None = None
+        self._stopped = False
+
+    def add(self, waiter: _Waiter) -> None:
+        with self._lock:
+            self._waiters.add(waiter)
+            self._read.setdefault(id(waiter.session), len(waiter.session.events))
+            if self._thread is None and not self._stopped:
+                self._feed = self._store.changes()
+                self._thread = threading.Thread(
+                    target=self._run, name="ipyask-store-watch", daemon=True
+                )
+                self._thread.start()
+
+    def remove(self, waiter: _Waiter) -> None:
+        with self._lock:
+            self._waiters.discard(waiter)
+            if not any(w.session is waiter.session for w in self._waiters):
+                self._read.pop(id(waiter.session), None)
+
+    def _run(self) -> None:
+        feed = self._feed
+        assert feed is not None
+        try:
+            while True:
+                with self._lock:
+                    if self._stopped or not self._waiters:
+                        self._thread = None
+                        self._feed = None
+                        break
+                    sessions = {id(w.session): w.session for w in self._waiters}
+                for key, session in sessions.items():
+                    session.sync()
+                    events = session.events
+                    with self._lock:
+                        start = self._read.get(key, len(events))
+                        self._read[key] = len(events)
+                    self._on_events(events[start:])
+                feed.wait(self.IDLE_WAIT)
+        except Exception:  # the store went away: the askers keep waiting for local answers
+            log.exception("ipyask: watching the store %s failed", self._store.location)
+        finally:
+            feed.close()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            feed = self._feed
+        if feed is not None:
+            feed.close()
+
+
+async def _no_answerer() -> AskUserQuestionAnswer:
+    raise UserQuestionError.of("NO_PROVIDER")
+
+
+async def _wait_in_inbox() -> AskUserQuestionAnswer:
+    await asyncio.get_running_loop().create_future()  # cancelled when the question settles
+    raise AssertionError("unreachable")
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()

@@ -1,0 +1,66 @@
+"""Stores: where durable questions and session logs outlive a kernel.
+
+:func:`open_store` picks one from a location: a ``postgresql://`` (or ``postgres://``) URL opens a
+:class:`PostgresStore` (the ``postgres`` extra), anything else is the path of a
+:class:`SQLiteStore` file. With no location it reads the ``IPYASK_STORE`` environment variable,
+else uses ``.ipyask/questions.sqlite3`` in the working directory (a notebook kernel's working
+directory is the notebook's folder, so the store sits next to the notebook).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ._migrations import SCHEMA_VERSION, StoreVersionError
+from ._postgres import PostgresStore
+from ._protocol import ChangeFeed, Store, StoredEvent
+from ._records import (
+    ANSWERED,
+    ASKED,
+    ClaimResult,
+    ClaimStatus,
+    ErrorInfo,
+    Outcome,
+    QuestionRecord,
+    Terminal,
+)
+from ._sqlite import DEFAULT_SQLITE_PATH, SQLiteStore
+
+__all__ = [
+    "ANSWERED",
+    "ASKED",
+    "DEFAULT_SQLITE_PATH",
+    "ENVIRONMENT_VARIABLE",
+    "SCHEMA_VERSION",
+    "ChangeFeed",
+    "ClaimResult",
+    "ClaimStatus",
+    "ErrorInfo",
+    "Outcome",
+    "PostgresStore",
+    "QuestionRecord",
+    "SQLiteStore",
+    "Store",
+    "StoreVersionError",
+    "StoredEvent",
+    "Terminal",
+    "open_store",
+]
+
+ENVIRONMENT_VARIABLE = "IPYASK_STORE"
+"""The environment variable :func:`open_store` reads when no location is given."""
+
+
+def open_store(location: str | os.PathLike[str] | None = None) -> Store:
+    """Open (creating or migrating if needed) the store at ``location``.
+
+    Raises :class:`StoreVersionError` for a store written by a newer ipyask, and an
+    ``ImportError`` naming the ``postgres`` extra when a PostgreSQL URL is given without psycopg.
+    """
+    if location is None:
+        location = os.environ.get(ENVIRONMENT_VARIABLE) or DEFAULT_SQLITE_PATH
+    text = os.fspath(location)
+    if text.startswith(("postgresql://", "postgres://")):
+        return PostgresStore(text)
+    return SQLiteStore(Path(text))

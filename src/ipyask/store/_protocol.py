@@ -1,0 +1,92 @@
+"""``Store``: where session logs and durable question records outlive a process.
+
+The seam (``UserQuestions`` and a store-backed ``Session``) talks only to this protocol. Every
+method is one transaction; a question's record and its session event are written together, so a
+crash never leaves one without the other. Implementations are safe to share between threads of a
+process and between processes on the same database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ._records import ClaimResult, QuestionRecord, Terminal
+
+__all__ = ["ChangeFeed", "Store", "StoredEvent"]
+
+StoredEvent = tuple[int, dict[str, Any]]
+"""``(seq, event)``: an event of a session log in wire form and its 0-based position."""
+
+
+class ChangeFeed(Protocol):
+    """Wakes a waiter when any process commits a change to the store."""
+
+    def wait(self, timeout: float | None) -> bool:
+        """Block until a change is committed after the previous call (or after the feed opened);
+        ``False`` when ``timeout`` seconds passed without one. Costs no CPU while idle beyond a
+        cheap check at a backed-off interval (SQLite) or nothing at all (PostgreSQL)."""
+        ...
+
+    def close(self) -> None:
+        """Release the feed's connection; a blocked :meth:`wait` returns soon after."""
+        ...
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Session logs and durable question records (see :mod:`ipyask.store`)."""
+
+    @property
+    def location(self) -> str:
+        """Where the data lives (a file path, or a URL without its password)."""
+        ...
+
+    # -- session logs -------------------------------------------------------------------------
+    def append_event(self, session_id: str, event: Mapping[str, Any]) -> int:
+        """Append ``event`` (wire form) to the session's log; returns its sequence number."""
+        ...
+
+    def read_events(self, session_id: str, after: int = -1) -> list[StoredEvent]:
+        """The session's events with a sequence number above ``after``, in order."""
+        ...
+
+    # -- durable questions --------------------------------------------------------------------
+    def open_question(
+        self,
+        session_id: str,
+        call_id: str,
+        questions: Sequence[Mapping[str, Any]],
+        *,
+        request_id: str,
+        agent_id: str | None = None,
+    ) -> tuple[QuestionRecord, bool]:
+        """The session's record for ``call_id``, creating it (with ``request_id`` and the
+        ``user-questions/asked`` event) when there is none; and whether it was created."""
+        ...
+
+    def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
+        """Settle an open question with ``terminal`` and append ``user-questions/answered`` to
+        its session; the first claim wins (``accepted``), later ones get ``already-resolved``,
+        an unknown id ``not-pending``."""
+        ...
+
+    def question(self, request_id: str) -> QuestionRecord | None:
+        """The record of ``request_id``, if any."""
+        ...
+
+    def question_for_call(self, session_id: str, call_id: str) -> QuestionRecord | None:
+        """The session's record for ``call_id``, if any."""
+        ...
+
+    def pending_questions(self, session_id: str | None = None) -> list[QuestionRecord]:
+        """Open questions, oldest first: of one session, or of every session (the inbox)."""
+        ...
+
+    def changes(self) -> ChangeFeed:
+        """A new feed of committed changes (each feed holds its own connection)."""
+        ...
+
+    def close(self) -> None:
+        """Close the store's connections."""
+        ...

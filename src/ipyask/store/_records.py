@@ -1,0 +1,116 @@
+"""The records a store keeps for a durable question, and the result of claiming one.
+
+A store sits below the seam and knows nothing of its vocabulary: questions and answers are kept
+in their JSON wire form (``AskUserQuestionItem`` and ``AskUserQuestionAnswer`` dicts), and the
+seam validates them when it reads them back.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "ANSWERED",
+    "ASKED",
+    "ClaimResult",
+    "ClaimStatus",
+    "ErrorInfo",
+    "Outcome",
+    "QuestionRecord",
+    "Terminal",
+    "answered_event",
+    "asked_event",
+]
+
+ASKED = "user-questions/asked"
+"""The session event that records a durable ask: ``{id, callId, questions}``."""
+ANSWERED = "user-questions/answered"
+"""The session event that settles it: ``{id, outcome, answer? | error?}``."""
+
+Outcome = Literal["answered", "cancelled", "unavailable"]
+"""How a durable question ended: the user answered, it was cancelled, or nobody could answer."""
+ClaimStatus = Literal["accepted", "already-resolved", "not-pending"]
+"""What a claim (``respond`` or ``cancel``) did: settled the question, found it settled, or
+found no such question."""
+
+
+class StoreModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-native wire form (camelCase keys, absent fields left out)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class ErrorInfo(StoreModel):
+    """The error a cancelled or unavailable question ends the ask with."""
+
+    name: str
+    code: str
+    message: str
+
+
+class Terminal(StoreModel):
+    """The settlement of a durable question; ``answer`` or ``error`` by outcome."""
+
+    outcome: Outcome
+    answer: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+
+
+class QuestionRecord(StoreModel):
+    """One durable question: what was asked, by whom, and how it ended (``None`` while open)."""
+
+    id: str
+    call_id: str
+    questions: list[dict[str, Any]]
+    session_id: str
+    agent_id: str | None = None
+    asked_at: float | None = None
+    """Wall-clock seconds (Unix time) when the question was first recorded."""
+    origin: str | None = None
+    """``host:pid`` of the process that asked (the inbox groups by it)."""
+    terminal: Terminal | None = None
+
+    @property
+    def pending(self) -> bool:
+        """Whether the question is still open."""
+        return self.terminal is None
+
+
+class ClaimResult(StoreModel):
+    """``{status, outcome?, answer?}``: what ``respond`` or ``cancel`` did."""
+
+    status: ClaimStatus
+    outcome: Outcome | None = None
+    answer: dict[str, Any] | None = None
+
+
+def asked_event(record: QuestionRecord) -> dict[str, Any]:
+    """The ``user-questions/asked`` event of ``record`` in wire form."""
+    return {"type": ASKED, "id": record.id, "callId": record.call_id, "questions": record.questions}
+
+
+def answered_event(record_id: str, terminal: Terminal) -> dict[str, Any]:
+    """The ``user-questions/answered`` event settling ``record_id`` in wire form."""
+    return {"type": ANSWERED, "id": record_id, **terminal.to_wire()}
+
+
+def claim_of(record: QuestionRecord | None) -> ClaimResult:
+    """The result of a claim that could not settle ``record``: it was settled already, or there
+    is no such record (an open record cannot be passed: the claim would have settled it)."""
+    if record is None or record.terminal is None:
+        return ClaimResult(status="not-pending")
+    return ClaimResult(
+        status="already-resolved", outcome=record.terminal.outcome, answer=record.terminal.answer
+    )
+
+
+def accepted(terminal: Terminal) -> ClaimResult:
+    """The result of a claim that settled the question with ``terminal``."""
+    return ClaimResult(status="accepted", outcome=terminal.outcome, answer=terminal.answer)

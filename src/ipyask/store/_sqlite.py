@@ -1,0 +1,273 @@
+"""``SQLiteStore``: the default store, one SQLite file shared by the processes of one machine.
+
+The file is opened in WAL mode (readers never block the writer), every write runs in a
+``BEGIN IMMEDIATE`` transaction (one writer at a time across processes, waiting up to
+``busy_timeout``), and ``synchronous=NORMAL``: a committed answer survives a crash of any
+process (a kernel restart, a killed agent); only a power cut may lose the last commits.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ._migrations import SCHEMA_VERSION, SQLITE_STEPS, check_version
+from ._protocol import StoredEvent
+from ._records import (
+    ClaimResult,
+    QuestionRecord,
+    Terminal,
+    accepted,
+    answered_event,
+    asked_event,
+    claim_of,
+)
+from ._rows import QUESTION_COLUMNS, origin, record_from_row
+
+__all__ = ["DEFAULT_SQLITE_PATH", "SQLiteChangeFeed", "SQLiteStore"]
+
+DEFAULT_SQLITE_PATH = Path(".ipyask") / "questions.sqlite3"
+"""The default store file, relative to the working directory (a kernel's is its notebook's)."""
+
+_BUSY_TIMEOUT_MS = 30_000
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: no implicit transactions; each write opens BEGIN IMMEDIATE itself.
+    connection = sqlite3.connect(
+        path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
+    connection.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+    return connection
+
+
+class SQLiteStore:
+    """A :class:`~ipyask.store.Store` in one SQLite file (created with its folder if missing)."""
+
+    def __init__(self, path: str | Path = DEFAULT_SQLITE_PATH) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._changed = threading.Condition()
+        self._local_changes = 0
+        self._db = _connect(self.path)
+        try:
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def _migrate(self) -> None:
+        found = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        check_version(found, self.location)
+        if found == SCHEMA_VERSION:
+            return
+        with self._write() as db:
+            found = int(db.execute("PRAGMA user_version").fetchone()[0])  # under the lock now
+            check_version(found, self.location)
+            for step in SQLITE_STEPS[found:]:
+                for statement in step:
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        with self._changed:
+            self._local_changes += 1
+            self._changed.notify_all()
+
+    # -- session logs -------------------------------------------------------------------------
+    def _append(self, db: sqlite3.Connection, session_id: str, event: Mapping[str, Any]) -> int:
+        row = db.execute(
+            "SELECT COALESCE(MAX(seq) + 1, 0) FROM ipyask_events WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        seq = int(row[0])
+        db.execute(
+            "INSERT INTO ipyask_events (session_id, seq, body) VALUES (?, ?, ?)",
+            (session_id, seq, json.dumps(dict(event), ensure_ascii=False)),
+        )
+        return seq
+
+    def append_event(self, session_id: str, event: Mapping[str, Any]) -> int:
+        with self._write() as db:
+            return self._append(db, session_id, event)
+
+    def read_events(self, session_id: str, after: int = -1) -> list[StoredEvent]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, body FROM ipyask_events WHERE session_id = ? AND seq > ? ORDER BY seq",
+                (session_id, after),
+            ).fetchall()
+        return [(int(seq), json.loads(body)) for seq, body in rows]
+
+    # -- durable questions --------------------------------------------------------------------
+    def _select(self, where: str, params: Sequence[Any]) -> list[QuestionRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {QUESTION_COLUMNS} FROM ipyask_questions WHERE {where}", params
+            ).fetchall()
+        return [record_from_row(row) for row in rows]
+
+    def open_question(
+        self,
+        session_id: str,
+        call_id: str,
+        questions: Sequence[Mapping[str, Any]],
+        *,
+        request_id: str,
+        agent_id: str | None = None,
+    ) -> tuple[QuestionRecord, bool]:
+        with self._write() as db:
+            found = self._select("session_id = ? AND call_id = ?", (session_id, call_id))
+            if found:
+                return found[0], False
+            record = QuestionRecord(
+                id=request_id,
+                call_id=call_id,
+                questions=[dict(q) for q in questions],
+                session_id=session_id,
+                agent_id=agent_id,
+                asked_at=time.time(),
+                origin=origin(),
+            )
+            db.execute(
+                "INSERT INTO ipyask_questions (id, session_id, agent_id, call_id, questions,"
+                " asked_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.id,
+                    session_id,
+                    agent_id,
+                    call_id,
+                    json.dumps(record.questions, ensure_ascii=False),
+                    record.asked_at,
+                    record.origin,
+                ),
+            )
+            self._append(db, session_id, asked_event(record))
+            return record, True
+
+    def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE ipyask_questions SET outcome = ?, answer = ?, error = ?, resolved_at = ?"
+                " WHERE id = ? AND outcome IS NULL RETURNING session_id",
+                (
+                    terminal.outcome,
+                    None if terminal.answer is None else json.dumps(terminal.answer),
+                    None if terminal.error is None else json.dumps(terminal.error.to_wire()),
+                    time.time(),
+                    request_id,
+                ),
+            )
+            row = cursor.fetchone()
+            if row is None:
+                return claim_of(self.question(request_id))
+            self._append(db, row[0], answered_event(request_id, terminal))
+            return accepted(terminal)
+
+    def question(self, request_id: str) -> QuestionRecord | None:
+        found = self._select("id = ?", (request_id,))
+        return found[0] if found else None
+
+    def question_for_call(self, session_id: str, call_id: str) -> QuestionRecord | None:
+        found = self._select("session_id = ? AND call_id = ?", (session_id, call_id))
+        return found[0] if found else None
+
+    def pending_questions(self, session_id: str | None = None) -> list[QuestionRecord]:
+        if session_id is None:
+            return self._select("outcome IS NULL ORDER BY asked_at, id", ())
+        return self._select(
+            "outcome IS NULL AND session_id = ? ORDER BY asked_at, id", (session_id,)
+        )
+
+    def changes(self) -> SQLiteChangeFeed:
+        return SQLiteChangeFeed(self)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __repr__(self) -> str:
+        return f"<SQLiteStore {self.path}>"
+
+
+class SQLiteChangeFeed:
+    """Notices commits by any process with ``PRAGMA data_version`` on its own connection.
+
+    The check is a read of a counter in shared memory (no disk access), made at an interval that
+    starts at 2 ms after a change and backs off to 200 ms while nothing happens; commits through
+    the same :class:`SQLiteStore` object wake it at once.
+    """
+
+    MIN_INTERVAL = 0.002
+    MAX_INTERVAL = 0.2
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self._store = store
+        self._db = _connect(store.path)
+        self._closed = False
+        self._version = self._data_version()
+        with store._changed:
+            self._local = store._local_changes
+        self._interval = self.MIN_INTERVAL
+
+    def _data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _seen(self) -> bool:
+        version = self._data_version()
+        with self._store._changed:
+            local = self._store._local_changes
+        if version != self._version or local != self._local:
+            self._version, self._local = version, local
+            return True
+        return False
+
+    def wait(self, timeout: float | None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._closed:
+            try:
+                seen = self._seen()
+            except sqlite3.ProgrammingError:  # closed from another thread
+                return False
+            if seen:
+                self._interval = self.MIN_INTERVAL
+                return True
+            pause = self._interval
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                pause = min(pause, left)
+            with self._store._changed:
+                if self._store._local_changes == self._local:
+                    self._store._changed.wait(pause)
+            self._interval = min(self._interval * 2, self.MAX_INTERVAL)
+        return False
+
+    def close(self) -> None:
+        self._closed = True
+        with self._store._changed:
+            self._store._changed.notify_all()
+        self._db.close()
