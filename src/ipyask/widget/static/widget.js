@@ -1042,6 +1042,16 @@ function readField(schema, draft, target) {
   draft.touched.add(field.name);
   return field;
 }
+function readUnreadable(root, schema, draft) {
+  for (const input3 of root.querySelectorAll("input[data-field]")) {
+    const field = schema.fields[Number(
+      /** @type {HTMLInputElement} */
+      input3.dataset.field
+    )];
+    if (!field || !(input3 instanceof HTMLInputElement)) continue;
+    if (input3.validity.badInput) draft.bad.add(field.name);
+  }
+}
 function showErrors(root, schema, errors, changed, template) {
   schema.fields.forEach((field, i) => {
     const node = root.querySelector(`[data-field-index="${i}"]`);
@@ -1134,6 +1144,7 @@ function submit2(c) {
   if (c.busy || !c.canSubmit()) return;
   const p = presentation(c);
   const draft = draftOf(c);
+  readUnreadable(c.el, p.form, draft);
   const errors = formErrors(p.form, draft, c.t);
   if (errors.size > 0) {
     draft.attempted = true;
@@ -1486,6 +1497,7 @@ function submitScreen(c, state) {
   const item = { id, selected: [label] };
   const draft = state.screen === "edit" ? editDraft(c, state) : null;
   if (state.screen === "edit" && p.editForm && draft) {
+    readUnreadable(c.el, p.editForm, draft);
     const errors = formErrors(p.editForm, draft, c.t);
     if (errors.size > 0) {
       draft.attempted = true;

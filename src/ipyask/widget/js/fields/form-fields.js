@@ -174,6 +174,21 @@ export function readField(schema, draft, target) {
 }
 
 /**
+ * Note the inputs the browser cannot read (a date typed halfway fires no input event): done
+ * before checking the form on Submit.
+ * @param {HTMLElement} root
+ * @param {FormSchema} schema
+ * @param {FormDraft} draft
+ */
+export function readUnreadable(root, schema, draft) {
+  for (const input of root.querySelectorAll("input[data-field]")) {
+    const field = schema.fields[Number(/** @type {HTMLInputElement} */ (input).dataset.field)];
+    if (!field || !(input instanceof HTMLInputElement)) continue;
+    if (input.validity.badInput) draft.bad.add(field.name);
+  }
+}
+
+/**
  * Show `errors` beside their fields, in place (keeps the caret and any IME composition), and
  * announce the error of `changed` (the field being edited) politely when it changes.
  * @param {HTMLElement} root

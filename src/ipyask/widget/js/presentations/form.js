@@ -9,7 +9,7 @@
 import { h, isEditable, isNode } from "../dom.js";
 import { markdownBlock } from "../sanitize.js";
 import { button, feedbackLine, header, notice } from "../card/parts.js";
-import { focusFirstError, formFields, readField, showErrors, visibleErrors } from "../fields/form-fields.js";
+import { focusFirstError, formFields, readField, readUnreadable, showErrors, visibleErrors } from "../fields/form-fields.js";
 import { formDraft, formErrors, formValues } from "../fields/values.js";
 
 /**
@@ -92,6 +92,7 @@ function submit(c) {
   if (c.busy || !c.canSubmit()) return;
   const p = presentation(c);
   const draft = draftOf(c);
+  readUnreadable(c.el, p.form, draft);
   const errors = formErrors(p.form, draft, c.t);
   if (errors.size > 0) {
     draft.attempted = true;

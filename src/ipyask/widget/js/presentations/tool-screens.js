@@ -10,7 +10,7 @@
 
 import { h } from "../dom.js";
 import { fill } from "../strings.js";
-import { focusFirstError, formFields, readField, showErrors, visibleErrors } from "../fields/form-fields.js";
+import { focusFirstError, formFields, readField, readUnreadable, showErrors, visibleErrors } from "../fields/form-fields.js";
 import { formDraft, formErrors, formValues } from "../fields/values.js";
 
 /**
@@ -234,6 +234,7 @@ export function submitScreen(c, state) {
   const item = { id, selected: [label] };
   const draft = state.screen === "edit" ? editDraft(c, state) : null;
   if (state.screen === "edit" && p.editForm && draft) {
+    readUnreadable(c.el, p.editForm, draft);
     const errors = formErrors(p.editForm, draft, c.t);
     if (errors.size > 0) {
       draft.attempted = true;
