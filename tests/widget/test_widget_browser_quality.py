@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -9,7 +10,18 @@ from playwright.sync_api import expect
 
 from ipyask.widget import Card, QuestionWidget
 
-from .widget_cardkit import approval, batch, generic, options, plan, question, timed
+from .widget_cardkit import (
+    WRITE_SCHEMA,
+    approval,
+    batch,
+    form_card,
+    generic,
+    options,
+    plan,
+    question,
+    timed,
+    tool_approval,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -50,6 +62,34 @@ def _focus_timed(wpage) -> None:
     wpage.card("t1").get_by_role("radio", name="SQLite").focus()
 
 
+BIG_ARGUMENTS = {
+    "path": "reports/q3.md",
+    "content": "Quarterly numbers, region by region. " * 12,
+    "rows": [{"region": f"r{i}", "total": i * 1.5} for i in range(30)],
+    "overwrite": False,
+    "owner": None,
+}
+
+
+def _tool_edit_form(wpage) -> None:
+    wpage.card("tool1").get_by_role("button", name="Edit").click()
+    wpage.card("tool1").get_by_role("spinbutton").fill("9")
+
+
+def _tool_edit_json(wpage) -> None:
+    wpage.card("tool1").get_by_role("button", name="Edit").click()
+    wpage.card("tool1").get_by_role("textbox").fill('{"path": "reports/q3.md",')
+
+
+def _tool_reject(wpage) -> None:
+    wpage.card("tool1").get_by_role("button", name="Reject").click()
+
+
+def _form_errors(wpage) -> None:
+    wpage.card("form1").get_by_role("textbox", name="Email").fill("ada@")
+    wpage.card("form1").get_by_role("button", name="Submit").click()
+
+
 SCENES: dict[str, tuple[list[Card], Any]] = {
     "generic": ([generic("g1")], None),
     "batch-single": ([batch("b1")], None),
@@ -65,6 +105,12 @@ SCENES: dict[str, tuple[list[Card], Any]] = {
     "cancelled": ([generic("c1", status="cancelled", notice="The run was stopped.")], None),
     "expired": ([generic("e1", status="expired", notice="The agent went on without it.")], None),
     "errors": ([generic("g1")], _error),
+    "tool-approval": ([tool_approval(arguments=BIG_ARGUMENTS)], None),
+    "tool-approval-edit-form": ([tool_approval(schema=WRITE_SCHEMA)], _tool_edit_form),
+    "tool-approval-edit-json": ([tool_approval()], _tool_edit_json),
+    "tool-approval-reject": ([tool_approval()], _tool_reject),
+    "form": ([form_card()], None),
+    "form-errors": ([form_card()], _form_errors),
 }
 
 
@@ -82,7 +128,10 @@ def test_axe_has_no_violations(wpage, scene: str, theme: str) -> None:
     assert wpage.axe() == []
 
 
-@pytest.mark.parametrize("scene", ["generic", "approval", "plan-review", "answered"])
+@pytest.mark.parametrize(
+    "scene",
+    ["generic", "approval", "plan-review", "answered", "tool-approval-edit-form", "form-errors"],
+)
 def test_axe_chinese(wpage, scene: str) -> None:
     _mount_scene(wpage, scene, "light", language="zh-CN")
     assert wpage.axe() == []
@@ -226,6 +275,68 @@ def test_xss_payloads_never_execute_or_load(wpage) -> None:
             button.click()
     page.wait_for_timeout(200)
     assert page.evaluate("window.__xss ?? null") is None
+    assert wpage.requests == []
+
+
+def _xss_tool_and_form() -> list[Card]:
+    schema = {
+        "type": "object",
+        "title": EVIL,
+        "description": EVIL,
+        "properties": {
+            PAYLOADS[1]: {"type": "string", "title": EVIL, "description": EVIL, "default": EVIL},
+            "choice": {"type": "string", "title": EVIL, "description": EVIL,
+                       "oneOf": [{"const": PAYLOADS[0], "title": EVIL},
+                                 {"const": "b", "title": PAYLOADS[6]}]},
+            "many": {"type": "array", "title": EVIL, "description": EVIL,
+                     "items": {"anyOf": [{"const": "a", "title": EVIL}]}},
+            "flag": {"type": "boolean", "title": EVIL, "description": EVIL},
+            "count": {"type": "integer", "title": EVIL, "description": EVIL},
+        },
+    }  # fmt: skip
+    labels = dict(zip(("approve", "always", "edit", "reject", "respond"), PAYLOADS, strict=False))
+    arguments = {PAYLOADS[1]: EVIL, "choice": PAYLOADS[0], "nested": {EVIL: [EVIL * 3]}}
+    with_form = tool_approval("y1", name=EVIL, arguments=arguments, labels=labels,
+                              description=EVIL, schema=schema)  # fmt: skip
+    as_json = tool_approval("y2", name=EVIL, arguments=arguments, labels=labels, description=EVIL)
+    return [with_form, as_json, form_card("y3", schema=schema, text=EVIL)]
+
+
+def test_xss_in_tool_approval_and_form_cards_stays_text(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=_xss_tool_and_form()))
+    page = wpage.page
+    expect(page.locator("article")).to_have_count(3)
+    expect(page.locator("article[data-key=y1] .ipyask-tool-name")).to_have_text(EVIL)
+    for toggle in page.locator("article[data-key=y2] .ipyask-json__toggle").all():
+        toggle.click()
+    block = page.locator("article[data-key=y2] .ipyask-json-block")
+    expect(block).to_contain_text(json.dumps(PAYLOADS[1]))  # as JSON text
+    page.locator("article[data-key=y1]").get_by_role("button", name=PAYLOADS[2]).click()  # edit
+    page.locator("article[data-key=y2]").get_by_role("button", name=PAYLOADS[2]).click()
+    expect(page.locator("article[data-key=y1] .ipyask-field__label").first).to_have_text(EVIL + " ")
+    expect(page.locator("article[data-key=y3] .ipyask-form__title")).to_have_text(EVIL)
+    page.locator("article[data-key=y3]").get_by_role("button", name="Submit").click()
+    fields = {PAYLOADS[1]: EVIL, "": EVIL}
+    wpage.emit({"kind": "error", "protocolVersion": 2, "code": "BAD_ANSWER", "key": "y3",
+                "message": EVIL, "questionId": "book", "fields": fields})  # fmt: skip
+    page.wait_for_timeout(300)
+    report = page.evaluate(
+        """() => {
+          const root = document.getElementById('out');
+          const all = Array.from(root.querySelectorAll('*'));
+          return {
+            xss: window.__xss ?? null,
+            active: root.querySelectorAll('script, iframe, object, embed, frame, link, style')
+              .length,
+            handlers: all.flatMap(el => Array.from(el.attributes).map(a => a.name))
+                         .filter(name => name.startsWith('on')),
+            hrefs: Array.from(root.querySelectorAll('[href]'), el => el.getAttribute('href')),
+            srcs: Array.from(root.querySelectorAll('[src]'), el => el.getAttribute('src')),
+            imgs: root.querySelectorAll('img').length,
+          };
+        }"""
+    )
+    assert report == {"xss": None, "active": 0, "handlers": [], "hrefs": [], "srcs": [], "imgs": 0}
     assert wpage.requests == []
 
 

@@ -134,3 +134,104 @@ def timed(key: str = "t1", remaining_ms: int = 10_000, seq: int = 1, **fields: A
 def state_of(widget: QuestionWidget) -> dict[str, Any]:
     """The synced state a real front end would receive."""
     return dict(widget.get_state(["cards", "language", "protocol_version"]))
+
+
+WRITE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "title": "Path", "description": "Where to write"},
+        "content": {"type": "string", "title": "Content"},
+        "mode": {"type": "string", "enum": ["w", "a"], "enumNames": ["Overwrite", "Append"]},
+        "retries": {"type": "integer", "minimum": 0, "maximum": 5},
+        "backup": {"type": "boolean", "title": "Keep a backup"},
+    },
+    "required": ["path", "content"],
+}
+
+DECISION_LABELS = {
+    "approve": "Approve",
+    "always": "Always allow",
+    "edit": "Edit",
+    "reject": "Reject",
+    "respond": "Respond",
+}
+
+
+def tool_approval(
+    key: str = "tool1",
+    *,
+    name: str = "write_file",
+    arguments: dict[str, Any] | None = None,
+    schema: dict[str, Any] | None = None,
+    decisions: tuple[str, ...] = ("approve", "always", "edit", "reject", "respond"),
+    labels: dict[str, str] | None = None,
+    description: str | None = "Writes `content` to a **file** in the workspace.",
+    **fields: Any,
+) -> Card:
+    """A tool-approval card (the kernel derives its ``tool-approval`` presentation)."""
+    named = {kind: (labels or DECISION_LABELS)[kind] for kind in decisions}
+    tool: dict[str, Any] = {
+        "name": name,
+        "arguments": {"path": "notes/todo.md", "content": "- ship it"}
+        if arguments is None
+        else arguments,
+    }
+    if schema is not None:
+        tool["inputSchema"] = schema
+    item = question(
+        "tool",
+        f"Run {name}?",
+        options=options(*named.values()),
+        intent={"kind": "tool-approval", "tool": tool, **named},
+        **({"detail": description} if description is not None else {}),
+    )
+    return Card(key=key, questions=[item], **fields)
+
+
+BOOKING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "title": "Table booking",
+    "description": "We hold the table for 15 minutes.",
+    "properties": {
+        "name": {"type": "string", "title": "Name", "minLength": 2, "maxLength": 40},
+        "email": {"type": "string", "format": "email", "title": "Email"},
+        "site": {"type": "string", "format": "uri", "title": "Website"},
+        "code": {"type": "string", "title": "Booking code", "pattern": "^[A-Z]{3}[0-9]{2}$",
+                 "description": "Three capitals and two digits, e.g. ABC12"},
+        "day": {"type": "string", "format": "date", "title": "Day"},
+        "arrival": {"type": "string", "format": "date-time", "title": "Arrival"},
+        "guests": {"type": "integer", "title": "Guests", "minimum": 1, "maximum": 12,
+                   "default": 2},
+        "budget": {"type": "number", "title": "Budget per person", "minimum": 0},
+        "terrace": {"type": "boolean", "title": "Terrace", "default": False},
+        "seating": {"type": "string", "title": "Seating",
+                    "oneOf": [{"const": "in", "title": "Inside"},
+                              {"const": "out", "title": "Outside"}]},
+        "diet": {"type": "array", "title": "Dietary needs", "minItems": 0, "maxItems": 2,
+                 "items": {"anyOf": [{"const": "veg", "title": "Vegetarian"},
+                                     {"const": "gf", "title": "Gluten-free"},
+                                     {"const": "nuts", "title": "No nuts"}]}},
+    },
+    "required": ["name", "email", "day", "guests"],
+}  # fmt: skip
+
+
+def form_card(
+    key: str = "form1",
+    *,
+    schema: dict[str, Any] | None = None,
+    decline: str | None = "Decline",
+    cancel: str | None = "Cancel",
+    text: str = "Book a table",
+    **fields: Any,
+) -> Card:
+    """A form card (the kernel derives its ``form`` presentation)."""
+    labels = {"accept": "Submit", "decline": decline, "cancel": cancel}
+    named = {action: label for action, label in labels.items() if label is not None}
+    item = question(
+        "book",
+        text,
+        options=options(*named.values()),
+        intent={"kind": "form", "requestedSchema": schema or BOOKING_SCHEMA, **named},
+    )
+    return Card(key=key, questions=[item], **fields)

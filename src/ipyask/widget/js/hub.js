@@ -9,7 +9,7 @@
 import { PROTOCOL_VERSION, isCard, parseState } from "./protocol.js";
 
 /**
- * @import { Anchor, CardChange, CardState, Model } from "./types.js"
+ * @import { Anchor, CardChange, CardState, Model, Refusal } from "./types.js"
  * @import { View } from "./view.js"
  */
 
@@ -121,12 +121,25 @@ export class Hub {
     } else if (message.kind === "error") {
       const { code, key, viewId } = message;
       if (typeof code !== "string" || typeof message.message !== "string") return;
+      const refusal = refusalOf(message);
       for (const view of this.views) {
         if (typeof viewId === "string" && viewId !== view.id) continue;
-        view.onError(typeof key === "string" ? key : null, message.message);
+        view.onError(typeof key === "string" ? key : null, message.message, refusal);
       }
     }
   }
+}
+
+/**
+ * The per-field part of a refused tool-approval or form answer, when the error carries one.
+ * @param {Record<string, unknown>} message
+ * @returns {Refusal | null}
+ */
+function refusalOf(message) {
+  const { questionId, fields } = message;
+  if (typeof questionId !== "string" || !fields || typeof fields !== "object" || Array.isArray(fields)) return null;
+  const entries = Object.entries(fields).filter(([, text]) => typeof text === "string");
+  return { questionId, fields: Object.fromEntries(entries) };
 }
 
 /** @type {WeakMap<Model, Hub>} */

@@ -20,7 +20,23 @@
  *   | {kind: "plan-review", approve: Option, decline?: Option}
  *   | {kind: "approval", approve: string, reject: string, always?: string,
  *      subjectName?: string, subjectIcon?: string, question: Record<string, string>,
- *      detailHtml?: Record<string, string>, approveLabel?: Record<string, string>}} Presentation
+ *      detailHtml?: Record<string, string>, approveLabel?: Record<string, string>}
+ *   | {kind: "tool-approval", toolName: string, arguments: Record<string, unknown>,
+ *      decisions: {kind: DecisionKind, label: string}[], editForm?: FormSchema, hasSchema: boolean}
+ *   | {kind: "form", form: FormSchema, accept: string, decline?: string, cancel?: string}} Presentation
+ * @typedef {"approve" | "always" | "edit" | "reject" | "respond"} DecisionKind
+ * @typedef {{value: string, title?: string}} EnumOption
+ * @typedef {{name: string, required: boolean, title?: string, description?: string} & (
+ *     {kind: "string", minLength?: number, maxLength?: number, pattern?: string,
+ *      format?: "email" | "uri" | "date" | "date-time", default?: string}
+ *   | {kind: "number" | "integer", minimum?: number, maximum?: number, default?: number}
+ *   | {kind: "boolean", default?: boolean}
+ *   | {kind: "select", options: EnumOption[], default?: string}
+ *   | {kind: "multi-select", options: EnumOption[], minItems?: number, maxItems?: number,
+ *      default?: string[]})} FormField
+ * @typedef {{title?: string, description?: string, fields: FormField[]}} FormSchema
+ * @typedef {{questionId: string, fields: Record<string, string>}} Refusal
+ *   a refused tool-approval or form answer: what is wrong per field (`""`: the whole answer)
  * @typedef {{key: string, callId?: string, wait: "none" | "indefinite" | "timed",
  *   questions: Question[], status: "pending" | "continued" | "answered" | "cancelled" | "expired",
  *   answer?: Answer, frame?: {remainingMs: number, seq: number}, notice?: string,

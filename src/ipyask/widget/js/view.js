@@ -14,7 +14,7 @@ import { STRINGS, fill } from "./strings.js";
 
 /**
  * @import { Hub } from "./hub.js"
- * @import { Model } from "./types.js"
+ * @import { Model, Refusal } from "./types.js"
  */
 
 const TICK_MS = 250;
@@ -180,10 +180,11 @@ export class View {
   /**
    * @param {string | null} key
    * @param {string} text
+   * @param {Refusal | null} [refusal]
    */
-  onError(key, text) {
+  onError(key, text, refusal = null) {
     const card = key === null ? undefined : this.cards.get(key);
-    if (card) card.showError(text);
+    if (card) card.showError(text, refusal);
     else this.showBanner(text);
   }
 

@@ -94,7 +94,7 @@ var Hub = class {
       if (isCard(card) && !byKey.has(card.key)) byKey.set(card.key, card);
     }
     for (const change of this.changes) {
-      for (const key of change.remove) if (typeof key === "string") byKey.delete(key);
+      for (const key3 of change.remove) if (typeof key3 === "string") byKey.delete(key3);
       for (const card of change.upsert) if (isCard(card)) byKey.set(card.key, card);
     }
     return this.merged = Array.from(byKey.values());
@@ -104,10 +104,10 @@ var Hub = class {
    * @param {string} key
    * @param {{remainingMs: number, seq: number}} frame
    */
-  anchor(key, frame) {
-    const known = this.frames.get(key);
+  anchor(key3, frame) {
+    const known = this.frames.get(key3);
     if (known && known.seq >= frame.seq) return false;
-    this.frames.set(key, { seq: frame.seq, deadline: Date.now() + frame.remainingMs });
+    this.frames.set(key3, { seq: frame.seq, deadline: Date.now() + frame.remainingMs });
     return true;
   }
   /** @param {unknown} raw */
@@ -119,10 +119,10 @@ var Hub = class {
     );
     if (message.protocolVersion !== PROTOCOL_VERSION) return;
     if (message.kind === "frame") {
-      const { key, remainingMs, seq } = message;
-      if (typeof key !== "string" || typeof remainingMs !== "number" || typeof seq !== "number") return;
+      const { key: key3, remainingMs, seq } = message;
+      if (typeof key3 !== "string" || typeof remainingMs !== "number" || typeof seq !== "number") return;
       if (!(remainingMs >= 0) || !Number.isInteger(seq)) return;
-      if (this.anchor(key, { remainingMs, seq })) for (const view of this.views) view.onFrame(key);
+      if (this.anchor(key3, { remainingMs, seq })) for (const view of this.views) view.onFrame(key3);
     } else if (message.kind === "cards") {
       const { rev, upsert, remove } = message;
       if (!Number.isInteger(rev) || !Array.isArray(upsert) || !Array.isArray(remove)) return;
@@ -131,15 +131,22 @@ var Hub = class {
         rev
       ), upsert, remove });
     } else if (message.kind === "error") {
-      const { code, key, viewId } = message;
+      const { code, key: key3, viewId } = message;
       if (typeof code !== "string" || typeof message.message !== "string") return;
+      const refusal = refusalOf(message);
       for (const view of this.views) {
         if (typeof viewId === "string" && viewId !== view.id) continue;
-        view.onError(typeof key === "string" ? key : null, message.message);
+        view.onError(typeof key3 === "string" ? key3 : null, message.message, refusal);
       }
     }
   }
 };
+function refusalOf(message) {
+  const { questionId, fields } = message;
+  if (typeof questionId !== "string" || !fields || typeof fields !== "object" || Array.isArray(fields)) return null;
+  const entries = Object.entries(fields).filter(([, text]) => typeof text === "string");
+  return { questionId, fields: Object.fromEntries(entries) };
+}
 var hubs = /* @__PURE__ */ new WeakMap();
 function hubOf(model) {
   let hub = hubs.get(model);
@@ -236,7 +243,41 @@ var STRINGS = {
     alwaysAllow: "Always allow",
     showHidden: "Show hidden questions ({count})",
     dismissError: "Dismiss the message",
-    showImages: "Show images from {host}"
+    showImages: "Show images from {host}",
+    toolCall: "Tool call",
+    toolArguments: "Arguments",
+    noArguments: "No arguments",
+    showAllCharacters: "Show all {count} characters",
+    showItems: "Expand ({count})",
+    showLess: "Show less",
+    editArguments: "Edit the arguments",
+    argumentsJson: "Arguments as JSON",
+    schemaChecked: "They are checked against the tool's schema when you submit.",
+    invalidJson: "Not valid JSON: {problem}",
+    notAnObject: "The arguments must be a JSON object ({…}).",
+    rejectReason: "Reason for the model (optional)",
+    respondText: "Reply to the model instead of running the tool",
+    back: "Back",
+    form: "Form",
+    required: "required",
+    chooseOne: "Choose…",
+    fieldRequired: "This field is required.",
+    chooseOption: "Choose one of the options.",
+    tooShort: "Enter at least {count} characters.",
+    tooLong: "Enter at most {count} characters.",
+    patternMismatch: "Must match the pattern {pattern}.",
+    badEmail: "Enter an email address (name@example.com).",
+    badUrl: "Enter a URL with a scheme (https://…).",
+    badDate: "Enter a complete date.",
+    badDateTime: "Enter a complete date and time.",
+    badNumber: "Enter a number.",
+    badInteger: "Enter a whole number.",
+    tooSmall: "Must be at least {min}.",
+    tooBig: "Must be at most {max}.",
+    fewChoices: "Choose at least {count}.",
+    manyChoices: "Choose at most {count}.",
+    fieldError: "{field}: {error}",
+    fixFields: "Please correct the fields marked below."
   },
   zh: {
     countdown: "{seconds} 秒后继续工作",
@@ -277,7 +318,41 @@ var STRINGS = {
     alwaysAllow: "始终允许",
     showHidden: "显示已收起的问题（{count}）",
     dismissError: "关闭提示",
-    showImages: "显示来自 {host} 的图片"
+    showImages: "显示来自 {host} 的图片",
+    toolCall: "工具调用",
+    toolArguments: "参数",
+    noArguments: "无参数",
+    showAllCharacters: "显示全部 {count} 个字符",
+    showItems: "展开（{count}）",
+    showLess: "收起",
+    editArguments: "编辑参数",
+    argumentsJson: "参数（JSON）",
+    schemaChecked: "提交时会按工具的参数结构检查。",
+    invalidJson: "不是有效的 JSON：{problem}",
+    notAnObject: "参数必须是 JSON 对象（{…}）。",
+    rejectReason: "给模型的拒绝理由（可选）",
+    respondText: "不运行工具，直接回复模型",
+    back: "返回",
+    form: "表单",
+    required: "必填",
+    chooseOne: "请选择…",
+    fieldRequired: "此项必填。",
+    chooseOption: "请从选项中选择一项。",
+    tooShort: "至少输入 {count} 个字符。",
+    tooLong: "最多输入 {count} 个字符。",
+    patternMismatch: "须符合格式 {pattern}。",
+    badEmail: "请输入电子邮件地址（name@example.com）。",
+    badUrl: "请输入带协议的网址（https://…）。",
+    badDate: "请输入完整的日期。",
+    badDateTime: "请输入完整的日期和时间。",
+    badNumber: "请输入数字。",
+    badInteger: "请输入整数。",
+    tooSmall: "不能小于 {min}。",
+    tooBig: "不能大于 {max}。",
+    fewChoices: "至少选择 {count} 项。",
+    manyChoices: "最多选择 {count} 项。",
+    fieldError: "{field}：{error}",
+    fixFields: "请修正下面标出的字段。"
   }
 };
 function fill(template, values) {
@@ -809,9 +884,430 @@ function customField(c, attrs) {
   return field;
 }
 
-// src/ipyask/widget/js/presentations/plan-review.js
-var planReview = { build: build3, act: act2 };
+// src/ipyask/widget/js/fields/values.js
+var EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+var URI = /^[A-Za-z][A-Za-z0-9+.\-]*:[^\s]+$/;
+var DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+var LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?$/;
+function formDraft(schema, start) {
+  const draft = { values: /* @__PURE__ */ new Map(), given: /* @__PURE__ */ new Set(), touched: /* @__PURE__ */ new Set(), bad: /* @__PURE__ */ new Set(), attempted: false };
+  for (const field of schema.fields) {
+    const value = start ? Object.hasOwn(start, field.name) ? start[field.name] : void 0 : field.default;
+    const held = inputValue(field, value);
+    if (value !== void 0 && value !== null) draft.given.add(field.name);
+    draft.values.set(field.name, held);
+  }
+  return draft;
+}
+function inputValue(field, value) {
+  if (field.kind === "boolean") return value === true;
+  if (field.kind === "multi-select") return Array.isArray(value) ? value.filter((item) => typeof item === "string") : [];
+  if (field.kind === "number" || field.kind === "integer") return typeof value === "number" ? String(value) : "";
+  if (typeof value !== "string") return "";
+  return field.kind === "string" && field.format === "date-time" ? toLocalInput(value) : value;
+}
+var pad = (n) => String(n).padStart(2, "0");
+function toLocalInput(value) {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return "";
+  const seconds = date.getSeconds() ? `:${pad(date.getSeconds())}` : "";
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}${seconds}`;
+}
+function fromLocalInput(local) {
+  const match = LOCAL_DATE_TIME.exec(local);
+  if (!match) return null;
+  const [y, mo, d, hh, mm, ss = "00", fraction = ""] = match.slice(1);
+  const date = new Date(Number(y), Number(mo) - 1, Number(d), Number(hh), Number(mm), Number(ss));
+  const offset = -date.getTimezoneOffset();
+  const sign = offset < 0 ? "-" : "+";
+  const zone = `${sign}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  return `${y}-${mo}-${d}T${hh}:${mm}:${ss}${fraction}${zone}`;
+}
+function isDate(value) {
+  const match = DATE.exec(value);
+  if (!match) return false;
+  const [y, m, d] = match.slice(1).map(Number);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+function compile(pattern) {
+  for (const flags of ["u", ""]) {
+    try {
+      return new RegExp(pattern, flags);
+    } catch {
+    }
+  }
+  return null;
+}
+function isEmpty(field, draft) {
+  const value = draft.values.get(field.name);
+  if (field.kind === "boolean") return false;
+  if (field.kind === "multi-select") return !Array.isArray(value) || value.length === 0;
+  return value === "" && !draft.bad.has(field.name);
+}
+function fieldError(field, draft, t) {
+  const value = draft.values.get(field.name);
+  if (isEmpty(field, draft)) {
+    if (field.kind === "multi-select" && field.required && (field.minItems ?? 1) > 0) {
+      return fill(t.fewChoices, { count: Math.max(1, field.minItems ?? 1) });
+    }
+    return field.required && field.kind !== "multi-select" ? t.fieldRequired : null;
+  }
+  if (field.kind === "string" && typeof value === "string") {
+    if (draft.bad.has(field.name)) return field.format === "date" ? t.badDate : t.badDateTime;
+    const length = [...value].length;
+    if (field.minLength !== void 0 && length < field.minLength) return fill(t.tooShort, { count: field.minLength });
+    if (field.maxLength !== void 0 && length > field.maxLength) return fill(t.tooLong, { count: field.maxLength });
+    const pattern = field.pattern === void 0 ? null : compile(field.pattern);
+    if (pattern && !pattern.test(value)) return fill(t.patternMismatch, { pattern: field.pattern ?? "" });
+    if (field.format === "email" && !EMAIL.test(value)) return t.badEmail;
+    if (field.format === "uri" && !URI.test(value)) return t.badUrl;
+    if (field.format === "date" && !isDate(value)) return t.badDate;
+    if (field.format === "date-time" && fromLocalInput(value) === null) return t.badDateTime;
+    return null;
+  }
+  if ((field.kind === "number" || field.kind === "integer") && typeof value === "string") {
+    const number = Number(value);
+    if (draft.bad.has(field.name) || value.trim() === "" || !Number.isFinite(number)) return t.badNumber;
+    if (field.kind === "integer" && !Number.isInteger(number)) return t.badInteger;
+    if (field.minimum !== void 0 && number < field.minimum) return fill(t.tooSmall, { min: field.minimum });
+    if (field.maximum !== void 0 && number > field.maximum) return fill(t.tooBig, { max: field.maximum });
+    return null;
+  }
+  if (field.kind === "select") {
+    return field.options.some((option) => option.value === value) ? null : t.chooseOption;
+  }
+  if (field.kind === "multi-select" && Array.isArray(value)) {
+    if (field.minItems !== void 0 && value.length < field.minItems) return fill(t.fewChoices, { count: field.minItems });
+    if (field.maxItems !== void 0 && value.length > field.maxItems) return fill(t.manyChoices, { count: field.maxItems });
+  }
+  return null;
+}
+function formErrors(schema, draft, t) {
+  const errors = /* @__PURE__ */ new Map();
+  for (const field of schema.fields) {
+    const error = fieldError(field, draft, t);
+    if (error !== null) errors.set(field.name, error);
+  }
+  return errors;
+}
+function formValues(schema, draft, options = {}) {
+  const values = /* @__PURE__ */ Object.create(null);
+  const shown = new Set(schema.fields.map((field) => field.name));
+  for (const [name, value] of Object.entries(options.base ?? {})) if (!shown.has(name)) values[name] = value;
+  for (const field of schema.fields) {
+    const value = draft.values.get(field.name);
+    if (isEmpty(field, draft) && !(field.kind === "multi-select" && field.required)) continue;
+    if (field.kind === "boolean") {
+      const unset = !field.required && !draft.given.has(field.name) && !draft.touched.has(field.name);
+      if (!(options.omitUnset && unset)) values[field.name] = value === true;
+    } else if (field.kind === "number" || field.kind === "integer") values[field.name] = Number(value);
+    else if (field.kind === "string" && field.format === "date-time") values[field.name] = fromLocalInput(String(value));
+    else if (field.kind === "multi-select" && Array.isArray(value)) {
+      values[field.name] = field.options.map((option) => option.value).filter((item) => value.includes(item));
+    } else values[field.name] = value;
+  }
+  return values;
+}
+
+// src/ipyask/widget/js/fields/form-fields.js
+var INPUT_TYPES = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
+function formFields(c, schema, draft, errors) {
+  const list = h("div", { class: "ipyask-fields" });
+  schema.fields.forEach((field, i) => list.append(fieldNode(c, field, i, draft, errors.get(field.name) ?? null)));
+  list.append(h("p", { class: "ipyask-sr", "aria-live": "polite", "data-role": "field-live" }));
+  return list;
+}
+function fieldNode(c, field, i, draft, error) {
+  const t = c.t;
+  const id = c.view.nextId();
+  const descId = field.description ? c.view.nextId() : null;
+  const errorId = c.view.nextId();
+  const describedBy = [descId, errorId].filter(Boolean).join(" ");
+  const title = field.title || field.name;
+  const marker = field.required ? h("span", { class: "ipyask-required", "aria-hidden": "true" }, " *") : null;
+  const description = descId ? h("p", { class: "ipyask-field__desc", id: descId }, field.description ?? "") : null;
+  const errorLine = h("p", { class: "ipyask-field__error", id: errorId, "data-role": "field-error" }, error ?? "");
+  const value = draft.values.get(field.name);
+  const common = {
+    "data-field": i,
+    "aria-describedby": describedBy,
+    "aria-invalid": error ? "true" : null,
+    disabled: c.busy
+  };
+  if (field.kind === "multi-select") {
+    const chosen = Array.isArray(value) ? value : [];
+    const group = h(
+      "fieldset",
+      { class: "ipyask-field ipyask-field--group", "data-field-index": i, "aria-describedby": describedBy },
+      h("legend", { class: "ipyask-field__label" }, title, marker, field.required ? h("span", { class: "ipyask-sr" }, ` (${t.required})`) : null),
+      description
+    );
+    const choices = h("div", { class: "ipyask-choices" });
+    field.options.forEach((option, j) => {
+      const box = h("input", {
+        ...common,
+        "aria-describedby": null,
+        type: "checkbox",
+        class: "ipyask-checkbox",
+        id: `${id}-${j}`,
+        "data-option": j,
+        "data-focus": `field-${i}-${j}`,
+        "data-first": i === 0 && j === 0
+      });
+      box.checked = chosen.includes(option.value);
+      choices.append(h("label", { class: "ipyask-choice", for: `${id}-${j}` }, box, h("span", {}, option.title || option.value)));
+    });
+    group.append(choices, errorLine);
+    return group;
+  }
+  if (field.kind === "boolean") {
+    const box = (
+      /** @type {HTMLInputElement} */
+      h("input", { ...common, type: "checkbox", class: "ipyask-checkbox", id, "data-focus": `field-${i}`, "data-first": i === 0, required: field.required })
+    );
+    box.checked = value === true;
+    return h(
+      "div",
+      { class: "ipyask-field ipyask-field--check", "data-field-index": i },
+      h("label", { class: "ipyask-choice", for: id }, box, h("span", { class: "ipyask-field__label" }, title, marker)),
+      description,
+      errorLine
+    );
+  }
+  let control;
+  const attrs = { ...common, id, class: "ipyask-field__input", "data-focus": `field-${i}`, "data-first": i === 0, required: field.required };
+  if (field.kind === "select") {
+    control = /** @type {HTMLSelectElement} */
+    h("select", attrs);
+    if (!field.required || value === "") control.append(h("option", { value: "" }, t.chooseOne));
+    for (const option of field.options) control.append(h("option", { value: option.value }, option.title || option.value));
+    control.value = typeof value === "string" ? value : "";
+  } else if (field.kind === "number" || field.kind === "integer") {
+    control = /** @type {HTMLInputElement} */
+    h("input", {
+      ...attrs,
+      type: "number",
+      inputmode: field.kind === "integer" ? "numeric" : "decimal",
+      min: field.minimum ?? null,
+      max: field.maximum ?? null,
+      step: field.kind === "integer" ? "1" : "any"
+    });
+    control.value = typeof value === "string" ? value : "";
+  } else {
+    const text = (
+      /** @type {Extract<FormField, {kind: "string"}>} */
+      field
+    );
+    const type = text.format ? INPUT_TYPES[text.format] : "text";
+    control = /** @type {HTMLInputElement} */
+    h("input", {
+      ...attrs,
+      type,
+      minlength: text.minLength ?? null,
+      maxlength: text.maxLength ?? null,
+      spellcheck: type === "email" || type === "url" ? "false" : null,
+      autocomplete: "off"
+    });
+    control.value = typeof value === "string" ? value : "";
+  }
+  return h(
+    "div",
+    { class: "ipyask-field", "data-field-index": i },
+    h("label", { class: "ipyask-field__label", for: id }, title, marker),
+    description,
+    control,
+    errorLine
+  );
+}
+function readField(schema, draft, target) {
+  if (!(target instanceof HTMLInputElement || target instanceof HTMLSelectElement)) return null;
+  const field = schema.fields[Number(target.dataset.field)];
+  if (target.dataset.field === void 0 || !field) return null;
+  if (field.kind === "multi-select") {
+    const group = target.closest("[data-field-index]");
+    const boxes = group ? Array.from(group.querySelectorAll("input[data-option]")) : [];
+    const chosen = boxes.flatMap(
+      (box) => (
+        /** @type {HTMLInputElement} */
+        box.checked ? [field.options[Number(
+          /** @type {HTMLElement} */
+          box.dataset.option
+        )]?.value ?? ""] : []
+      )
+    );
+    draft.values.set(field.name, chosen);
+  } else if (field.kind === "boolean" && target instanceof HTMLInputElement) {
+    draft.values.set(field.name, target.checked);
+  } else {
+    draft.values.set(field.name, target.value);
+    if (target instanceof HTMLInputElement && target.validity.badInput) draft.bad.add(field.name);
+    else draft.bad.delete(field.name);
+  }
+  draft.touched.add(field.name);
+  return field;
+}
+function readUnreadable(root, schema, draft) {
+  for (const input3 of root.querySelectorAll("input[data-field]")) {
+    const field = schema.fields[Number(
+      /** @type {HTMLInputElement} */
+      input3.dataset.field
+    )];
+    if (!field || !(input3 instanceof HTMLInputElement)) continue;
+    if (input3.validity.badInput) draft.bad.add(field.name);
+  }
+}
+function showErrors(root, schema, errors, changed, template) {
+  schema.fields.forEach((field, i) => {
+    const node = root.querySelector(`[data-field-index="${i}"]`);
+    if (!node) return;
+    const error = errors.get(field.name) ?? null;
+    const line = node.querySelector("[data-role=field-error]");
+    if (line) line.textContent = error ?? "";
+    for (const control of node.querySelectorAll("[data-field]")) {
+      if (error) control.setAttribute("aria-invalid", "true");
+      else control.removeAttribute("aria-invalid");
+    }
+  });
+  const live = root.querySelector("[data-role=field-live]");
+  if (live && changed) {
+    const error = errors.get(changed.name);
+    const text = error ? fill(template, { field: changed.title || changed.name, error }) : "";
+    if (live.textContent !== text) live.textContent = text;
+  }
+}
+function focusFirstError(root, schema, errors) {
+  const index = schema.fields.findIndex((field) => errors.has(field.name));
+  const control = index < 0 ? null : root.querySelector(`[data-field-index="${index}"] [data-field]`);
+  if (control instanceof HTMLElement) control.focus();
+}
+function visibleErrors(schema, draft, refused2, t) {
+  const own = formErrors(schema, draft, t);
+  const shown = /* @__PURE__ */ new Map();
+  for (const field of schema.fields) {
+    const mine = own.get(field.name);
+    if (mine && (draft.attempted || draft.touched.has(field.name))) shown.set(field.name, mine);
+    else if (Object.hasOwn(refused2, field.name)) shown.set(field.name, refused2[field.name]);
+  }
+  return shown;
+}
+
+// src/ipyask/widget/js/presentations/form.js
+var drafts = /* @__PURE__ */ new WeakMap();
+var form = { build: build3, act: act2, input: input2, key };
+function presentation(c) {
+  return (
+    /** @type {FormPresentation} */
+    c.presentation
+  );
+}
+function draftOf(c) {
+  let state = drafts.get(c);
+  if (!state || state.questions !== c.questionsJson) {
+    state = { questions: c.questionsJson, draft: formDraft(presentation(c).form, null) };
+    drafts.set(c, state);
+  }
+  return state.draft;
+}
+function refusedFields(c) {
+  const refusal = c.refusal;
+  return refusal && refusal.questionId === c.card.questions[0].id ? refusal.fields : {};
+}
 function build3(c) {
+  const t = c.t;
+  const p = presentation(c);
+  const question = c.card.questions[0];
+  const draft = draftOf(c);
+  const bodyId = c.view.nextId();
+  const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.form];
+  const head = header(c, { eyebrow, title: question.question, bodyId });
+  const refused2 = refusedFields(c);
+  const body = h("div", { class: "ipyask-body ipyask-form", id: bodyId, role: "group", "aria-labelledby": head.querySelector("h2")?.id ?? null });
+  const detail = c.card.view.detailHtml[0];
+  if (typeof detail === "string") body.append(markdownBlock(detail));
+  if (p.form.title) body.append(h("h3", { class: "ipyask-form__title" }, p.form.title));
+  if (p.form.description) body.append(h("p", { class: "ipyask-form__desc" }, p.form.description));
+  body.append(formFields(c, p.form, draft, visibleErrors(p.form, draft, refused2, t)));
+  const feedback = feedbackLine(c);
+  const names = p.form.fields.map((field) => field.name);
+  const keys = Object.keys(refused2);
+  if (keys.length > 0 && keys.every((name) => names.includes(name))) feedback.textContent = t.fixFields;
+  const buttons = h("div", { class: "ipyask-buttons" });
+  if (p.cancel) buttons.append(button(c, "form-cancel", p.cancel));
+  if (p.decline) buttons.append(button(c, "form-decline", p.decline));
+  buttons.append(button(c, "form-accept", c.busy ? t.submitting : p.accept, { primary: true, disabled: !c.canSubmit() }));
+  return [head, notice(c), c.collapsed ? null : body, h("div", { class: "ipyask-foot" }, feedback, buttons)].filter(isNode);
+}
+function act2(c, action) {
+  const p = presentation(c);
+  const id = c.card.questions[0].id;
+  if (action === "form-accept") submit2(c);
+  else if (action === "form-decline" && p.decline) c.sendAnswer([{ id, selected: [p.decline] }]);
+  else if (action === "form-cancel" && p.cancel) c.sendAnswer([{ id, selected: [p.cancel] }]);
+}
+function submit2(c) {
+  if (c.busy || !c.canSubmit()) return;
+  const p = presentation(c);
+  const draft = draftOf(c);
+  readUnreadable(c.el, p.form, draft);
+  const errors = formErrors(p.form, draft, c.t);
+  if (errors.size > 0) {
+    draft.attempted = true;
+    c.feedback = { text: c.t.fixFields, error: true };
+    if (c.collapsed) {
+      c.collapsed = false;
+      c.render();
+    }
+    updateFeedback(c);
+    showErrors(c.el, p.form, visibleErrors(p.form, draft, refusedFields(c), c.t), null, c.t.fieldError);
+    focusFirstError(c.el, p.form, errors);
+    return;
+  }
+  const values = formValues(p.form, draft);
+  c.sendAnswer([{ id: c.card.questions[0].id, selected: [p.accept], custom: JSON.stringify(values) }]);
+}
+function updateFeedback(c) {
+  const line = c.el.querySelector("[data-role=feedback]");
+  if (!line) return;
+  line.textContent = c.feedback?.text ?? "";
+  line.classList.toggle("ipyask-feedback--error", Boolean(c.feedback?.error));
+}
+function input2(c, event) {
+  const p = presentation(c);
+  const draft = draftOf(c);
+  const field = readField(p.form, draft, event.target);
+  if (!field) return;
+  c.countdown.engage();
+  const refused2 = refusedFields(c);
+  if (Object.hasOwn(refused2, field.name)) delete refused2[field.name];
+  if (c.feedback && !Object.keys(refused2).length) {
+    c.feedback = null;
+    updateFeedback(c);
+  }
+  showErrors(c.el, p.form, visibleErrors(p.form, draft, refused2, c.t), field, c.t.fieldError);
+  c.countdown.refresh();
+}
+function key(c, event) {
+  const target = (
+    /** @type {HTMLElement} */
+    event.target
+  );
+  if (event.isComposing || event.keyCode === 229 || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  if (event.key === "Enter" && isSingleLine(target)) {
+    event.preventDefault();
+    submit2(c);
+  } else if (event.key === "Escape" && !isEditable(target) && presentation(c).cancel) {
+    event.preventDefault();
+    act2(c, "form-cancel");
+  }
+}
+function isSingleLine(target) {
+  return target instanceof HTMLInputElement && !/^(?:checkbox|radio|button|submit|reset|file|color|range)$/.test(target.type);
+}
+
+// src/ipyask/widget/js/presentations/plan-review.js
+var planReview = { build: build4, act: act3 };
+function build4(c) {
   const t = c.t;
   const plan = (
     /** @type {Extract<Presentation, {kind: "plan-review"}>} */
@@ -837,7 +1333,7 @@ function build3(c) {
   parts.push(h("div", { class: "ipyask-foot" }, feedbackLine(c), h("div", { class: "ipyask-buttons" }, decline, approve)));
   return parts.filter(isNode);
 }
-function act2(c, action) {
+function act3(c, action) {
   const plan = c.presentation;
   if (plan.kind !== "plan-review") return;
   const label = action === "approve" ? plan.approve.label : action === "decline" ? plan.decline?.label ?? null : null;
@@ -845,8 +1341,8 @@ function act2(c, action) {
 }
 
 // src/ipyask/widget/js/presentations/settled.js
-var settled = { build: build4 };
-function build4(c) {
+var settled = { build: build5 };
+function build5(c) {
   const t = c.t;
   const first = c.card.questions[0];
   const answer = c.card.status === "answered" ? c.card.answer : void 0;
@@ -879,6 +1375,375 @@ function build4(c) {
 function answerValues(item) {
   const custom = (item.custom ?? "").trim();
   return custom ? [...item.selected, custom] : [...item.selected];
+}
+
+// src/ipyask/widget/js/fields/json-view.js
+var STRING_LIMIT = 160;
+var STRING_SHOWN = 100;
+var CONTAINER_LIMIT = 400;
+function jsonView(value, expanded, t, busy) {
+  const code = h("code", { class: "ipyask-json" });
+  write(code, value, "", 0, { expanded, t, busy });
+  return code;
+}
+var token = (kind, text) => h("span", { class: `ipyask-json__${kind}` }, text);
+function write(out, value, path, depth, context) {
+  if (value === null || value === void 0) out.append(token("null", "null"));
+  else if (typeof value === "boolean") out.append(token("literal", String(value)));
+  else if (typeof value === "number") out.append(token("number", JSON.stringify(value)));
+  else if (typeof value === "string") writeString(out, value, path, context);
+  else if (Array.isArray(value)) writeContainer(out, value, value.map((item) => [null, item]), path, depth, context);
+  else if (typeof value === "object") writeContainer(out, value, Object.entries(value), path, depth, context);
+  else out.append(token("string", JSON.stringify(String(value))));
+}
+function writeString(out, value, path, context) {
+  const text = JSON.stringify(value);
+  const chars = [...value];
+  if (chars.length <= STRING_LIMIT) {
+    out.append(token("string", text));
+    return;
+  }
+  const open = context.expanded.has(path);
+  const shown = open ? text : `${JSON.stringify(chars.slice(0, STRING_SHOWN).join("")).slice(0, -1)}…"`;
+  out.append(
+    token("string", shown),
+    " ",
+    toggle(path, open, open ? context.t.showLess : fill(context.t.showAllCharacters, { count: chars.length.toLocaleString() }), context)
+  );
+}
+function writeContainer(out, value, entries, path, depth, context) {
+  const [opener, closer] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  if (entries.length === 0) {
+    out.append(`${opener}${closer}`);
+    return;
+  }
+  const large = depth > 0 && JSON.stringify(value).length > CONTAINER_LIMIT;
+  const open = !large || context.expanded.has(path);
+  if (!open) {
+    out.append(`${opener}…${closer} `, toggle(path, false, fill(context.t.showItems, { count: entries.length }), context));
+    return;
+  }
+  const pad2 = "  ".repeat(depth + 1);
+  out.append(opener);
+  if (large) out.append(" ", toggle(path, true, context.t.showLess, context));
+  entries.forEach(([key3, item], i) => {
+    out.append(`
+${pad2}`);
+    if (key3 !== null) out.append(token("key", JSON.stringify(key3)), ": ");
+    write(out, item, path === "" ? String(i) : `${path}.${i}`, depth + 1, context);
+    if (i < entries.length - 1) out.append(",");
+  });
+  out.append(`
+${"  ".repeat(depth)}${closer}`);
+}
+function toggle(path, open, label, context) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "ipyask-json__toggle",
+      "aria-expanded": String(open),
+      "data-action": "json-toggle",
+      "data-path": path,
+      "data-focus": `json-${path}`,
+      disabled: context.busy
+    },
+    label
+  );
+}
+
+// src/ipyask/widget/js/presentations/tool-screens.js
+function toolPresentation(c) {
+  return (
+    /** @type {ToolPresentation} */
+    c.presentation
+  );
+}
+function labelOf(c, kind) {
+  return toolPresentation(c).decisions.find((decision) => decision.kind === kind)?.label ?? null;
+}
+function refused(c) {
+  const refusal = c.refusal;
+  return refusal && refusal.questionId === c.card.questions[0].id ? refusal.fields : {};
+}
+function refusedByField(c) {
+  const byField = {};
+  for (const [path, text] of Object.entries(refused(c))) {
+    const name = path.split("/")[0];
+    if (name && !Object.hasOwn(byField, name)) byField[name] = text;
+  }
+  return byField;
+}
+function jsonProblem(text, t) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return fill(t.invalidJson, { problem: error instanceof Error ? error.message : String(error) });
+  }
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? null : t.notAnObject;
+}
+function editDraft(c, state) {
+  const schema = toolPresentation(c).editForm;
+  if (!schema) return null;
+  state.edit ??= formDraft(schema, toolPresentation(c).arguments);
+  return state.edit;
+}
+function screenFields(c, state) {
+  const t = c.t;
+  const p = toolPresentation(c);
+  if (state.screen === "edit") {
+    const headingId = c.view.nextId();
+    const heading = h("h3", { class: "ipyask-screen__title", id: headingId }, t.editArguments);
+    const draft = editDraft(c, state);
+    if (p.editForm && draft) {
+      const errors = visibleErrors(p.editForm, draft, refusedByField(c), t);
+      return [heading, h("div", { role: "group", "aria-labelledby": headingId }, formFields(c, p.editForm, draft, errors))];
+    }
+    return [heading, jsonEditor(c, state)];
+  }
+  const id = c.view.nextId();
+  const reply = state.screen === "respond";
+  const area = (
+    /** @type {HTMLTextAreaElement} */
+    h("textarea", {
+      id,
+      class: "ipyask-field__input ipyask-textarea",
+      rows: 3,
+      "data-action": reply ? "tool-reply" : "tool-reason",
+      "data-focus": reply ? "tool-reply" : "tool-reason",
+      "data-first": true,
+      required: reply,
+      disabled: c.busy
+    })
+  );
+  area.value = reply ? state.reply : state.reason;
+  return [h("div", { class: "ipyask-field" }, h("label", { class: "ipyask-field__label", for: id }, reply ? t.respondText : t.rejectReason), area)];
+}
+function jsonEditor(c, state) {
+  const t = c.t;
+  const id = c.view.nextId();
+  const hintId = toolPresentation(c).hasSchema ? c.view.nextId() : null;
+  const errorId = c.view.nextId();
+  const problem = jsonProblem(state.json, t);
+  const area = (
+    /** @type {HTMLTextAreaElement} */
+    h("textarea", {
+      id,
+      class: "ipyask-field__input ipyask-textarea ipyask-code-input",
+      rows: Math.min(16, Math.max(3, state.json.split("\n").length)),
+      spellcheck: "false",
+      autocomplete: "off",
+      "data-action": "tool-json",
+      "data-focus": "tool-json",
+      "data-first": true,
+      "aria-describedby": [hintId, errorId].filter(Boolean).join(" "),
+      "aria-invalid": problem || Object.keys(refused(c)).length ? "true" : null,
+      disabled: c.busy
+    })
+  );
+  area.value = state.json;
+  return h(
+    "div",
+    { class: "ipyask-field" },
+    h("label", { class: "ipyask-field__label", for: id }, t.argumentsJson),
+    hintId ? h("p", { class: "ipyask-field__desc", id: hintId }, t.schemaChecked) : null,
+    area,
+    h("p", { class: "ipyask-field__error", id: errorId, "aria-live": "polite", "data-role": "json-error" }, problem ?? refusalText(c))
+  );
+}
+function refusalText(c) {
+  return Object.entries(refused(c)).map(([path, text]) => path ? `${path}: ${text}` : text).join("\n");
+}
+function screenReady(c, state) {
+  if (state.screen === "respond") return state.reply.trim() !== "";
+  if (state.screen === "edit" && !toolPresentation(c).editForm) return jsonProblem(state.json, c.t) === null;
+  return true;
+}
+function screenInput(c, state, event) {
+  const target = event.target;
+  const p = toolPresentation(c);
+  const draft = state.screen === "edit" ? editDraft(c, state) : null;
+  if (p.editForm && draft) {
+    const field = readField(p.editForm, draft, target);
+    if (!field) return;
+    const refusal = refused(c);
+    for (const path of Object.keys(refusal)) if (path.split("/")[0] === field.name) delete refusal[path];
+    showErrors(c.el, p.editForm, visibleErrors(p.editForm, draft, refusedByField(c), c.t), field, c.t.fieldError);
+  } else if (target instanceof HTMLTextAreaElement) {
+    const action = target.dataset.action;
+    if (action === "tool-json") {
+      state.json = target.value;
+      c.refusal = null;
+      target.rows = Math.min(16, Math.max(3, target.value.split("\n").length));
+      const problem = jsonProblem(state.json, c.t);
+      const line = c.el.querySelector("[data-role=json-error]");
+      if (line && line.textContent !== (problem ?? "")) line.textContent = problem ?? "";
+      if (problem) target.setAttribute("aria-invalid", "true");
+      else target.removeAttribute("aria-invalid");
+    } else if (action === "tool-reason") state.reason = target.value;
+    else if (action === "tool-reply") state.reply = target.value;
+    else return;
+  } else return;
+  c.countdown.engage();
+  const submit3 = (
+    /** @type {HTMLButtonElement | null} */
+    c.el.querySelector("[data-action=tool-submit]")
+  );
+  if (submit3) submit3.disabled = c.busy || !c.canSubmit() || !screenReady(c, state);
+  c.countdown.refresh();
+}
+function submitScreen(c, state) {
+  if (c.busy || !c.canSubmit() || !screenReady(c, state) || state.screen === "review") return;
+  const p = toolPresentation(c);
+  const id = c.card.questions[0].id;
+  const label = labelOf(c, state.screen);
+  if (label === null) return;
+  const item = { id, selected: [label] };
+  const draft = state.screen === "edit" ? editDraft(c, state) : null;
+  if (state.screen === "edit" && p.editForm && draft) {
+    readUnreadable(c.el, p.editForm, draft);
+    const errors = formErrors(p.editForm, draft, c.t);
+    if (errors.size > 0) {
+      draft.attempted = true;
+      c.feedback = { text: c.t.fixFields, error: true };
+      const line = c.el.querySelector("[data-role=feedback]");
+      if (line) {
+        line.textContent = c.t.fixFields;
+        line.classList.add("ipyask-feedback--error");
+      }
+      showErrors(c.el, p.editForm, visibleErrors(p.editForm, draft, refusedByField(c), c.t), null, c.t.fieldError);
+      focusFirstError(c.el, p.editForm, errors);
+      return;
+    }
+    item.custom = JSON.stringify(formValues(p.editForm, draft, { base: p.arguments, omitUnset: true }));
+  } else if (state.screen === "edit") item.custom = state.json.trim();
+  else {
+    const text = (state.screen === "respond" ? state.reply : state.reason).trim();
+    if (text) item.custom = text;
+  }
+  c.sendAnswer([item]);
+}
+
+// src/ipyask/widget/js/presentations/tool-approval.js
+var BUTTON_ORDER = (
+  /** @type {DecisionKind[]} */
+  ["reject", "respond", "edit", "always", "approve"]
+);
+var states = /* @__PURE__ */ new WeakMap();
+var toolApproval = { build: build6, act: act4, input: (c, event) => screenInput(c, stateOf(c), event), key: key2 };
+function stateOf(c) {
+  let state = states.get(c);
+  if (!state || state.questions !== c.questionsJson) {
+    const json = JSON.stringify(toolPresentation(c).arguments, null, 2);
+    state = { questions: c.questionsJson, screen: "review", opener: "", expanded: /* @__PURE__ */ new Set(), edit: null, json, reason: "", reply: "" };
+    states.set(c, state);
+  }
+  return state;
+}
+function build6(c) {
+  const t = c.t;
+  const p = toolPresentation(c);
+  const state = stateOf(c);
+  const bodyId = c.view.nextId();
+  const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.toolCall];
+  const subject = h("p", { class: "ipyask-subject ipyask-tool-name" }, h("code", {}, p.toolName));
+  const head = header(c, { eyebrow, title: c.card.questions[0].question, subject, bodyId });
+  const parts = [head, notice(c)];
+  if (!c.collapsed) {
+    const body = h("div", { class: "ipyask-body ipyask-tool", id: bodyId });
+    const detail = c.card.view.detailHtml[0];
+    if (typeof detail === "string") body.append(h("div", { class: "ipyask-tool__desc" }, markdownBlock(detail)));
+    if (state.screen === "review") body.append(...argumentsView(c, state));
+    else body.append(h("div", { class: "ipyask-screen" }, ...screenFields(c, state)));
+    parts.push(body);
+  }
+  const buttons = h("div", { class: "ipyask-buttons" });
+  if (state.screen === "review") {
+    for (const kind of BUTTON_ORDER) {
+      const label = labelOf(c, kind);
+      if (label === null) continue;
+      const control = button(c, `tool-${kind}`, label, { primary: kind === "approve", disabled: !c.canSubmit() && (kind === "approve" || kind === "always") });
+      if (state.opener === `tool-${kind}`) control.dataset.first = "";
+      buttons.append(control);
+    }
+  } else {
+    buttons.append(
+      button(c, "tool-back", t.back),
+      button(c, "tool-submit", c.busy ? t.submitting : t.submit, { primary: true, disabled: !c.canSubmit() || !screenReady(c, state) })
+    );
+  }
+  parts.push(h("div", { class: "ipyask-foot" }, feedbackLine(c), buttons));
+  return parts.filter(isNode);
+}
+function argumentsView(c, state) {
+  const t = c.t;
+  const args = toolPresentation(c).arguments;
+  const labelId = c.view.nextId();
+  const label = h("p", { class: "ipyask-section-label", id: labelId }, t.toolArguments);
+  if (Object.keys(args).length === 0) return [label, h("p", { class: "ipyask-muted" }, t.noArguments)];
+  const block = h(
+    "pre",
+    { class: "ipyask-json-block", role: "group", tabindex: "0", "aria-labelledby": labelId, "data-focus": "arguments" },
+    jsonView(args, state.expanded, t, c.busy)
+  );
+  return [label, block];
+}
+function act4(c, action, target) {
+  const state = stateOf(c);
+  if (action === "json-toggle") {
+    const path = target.dataset.path ?? "";
+    if (!state.expanded.delete(path)) state.expanded.add(path);
+    c.render();
+  } else if (action === "tool-approve" || action === "tool-always") {
+    const label = labelOf(c, action === "tool-approve" ? "approve" : "always");
+    if (label !== null && c.canSubmit()) c.sendAnswer([{ id: c.card.questions[0].id, selected: [label] }]);
+  } else if (action === "tool-edit" || action === "tool-reject" || action === "tool-respond") {
+    if (c.busy) return;
+    state.screen = /** @type {"edit" | "reject" | "respond"} */
+    action.slice("tool-".length);
+    state.opener = action;
+    c.feedback = null;
+    c.refusal = null;
+    c.countdown.engage();
+    c.render("first");
+  } else if (action === "tool-back") back(c, state);
+  else if (action === "tool-submit") submitScreen(c, state);
+}
+function back(c, state) {
+  if (c.busy) return;
+  state.screen = "review";
+  c.feedback = null;
+  c.refusal = null;
+  c.render("first");
+}
+function key2(c, event) {
+  const target = (
+    /** @type {HTMLElement} */
+    event.target
+  );
+  if (event.isComposing || event.keyCode === 229 || event.altKey || event.shiftKey) return;
+  const command = event.ctrlKey || event.metaKey;
+  const state = stateOf(c);
+  if (state.screen === "review") {
+    if (command || event.repeat || isEditable(target)) return;
+    if (event.key === "Enter" && !target.closest("button, a") && labelOf(c, "approve") !== null) {
+      event.preventDefault();
+      act4(c, "tool-approve", target);
+    } else if (event.key === "Escape" && labelOf(c, "reject") !== null) {
+      event.preventDefault();
+      const label = labelOf(c, "reject");
+      if (label !== null && c.canSubmit()) c.sendAnswer([{ id: c.card.questions[0].id, selected: [label] }]);
+    }
+    return;
+  }
+  if (event.key === "Escape" && !command) {
+    event.preventDefault();
+    back(c, state);
+  } else if (event.key === "Enter" && (!command && isSingleLine(target) || command && target instanceof HTMLTextAreaElement)) {
+    event.preventDefault();
+    submitScreen(c, state);
+  }
 }
 
 // src/ipyask/widget/js/card/countdown.js
@@ -987,6 +1852,10 @@ var Countdown = class {
 // src/ipyask/widget/js/card/keyboard.js
 function onKeyDown(controller, event) {
   if (event.defaultPrevented || !controller.answerable || controller.busy) return;
+  if (controller.presenter.key) {
+    controller.presenter.key(controller, event);
+    return;
+  }
   const target = (
     /** @type {HTMLElement} */
     event.target
@@ -1038,6 +1907,8 @@ var PRESENTERS = /* @__PURE__ */ new Map([
   ["generic", generic],
   ["plan-review", planReview],
   ["approval", approval],
+  ["tool-approval", toolApproval],
+  ["form", form],
   ["settled", settled]
 ]);
 var CardController = class {
@@ -1058,6 +1929,7 @@ var CardController = class {
     this.busy = false;
     this.rendering = false;
     this.feedback = null;
+    this.refusal = null;
     this.countdown = new Countdown(this);
     this.shape = "";
     this.questionsJson = "";
@@ -1171,6 +2043,7 @@ var CardController = class {
     if (this.busy || !this.canSubmit()) return;
     this.busy = true;
     this.feedback = null;
+    this.refusal = null;
     this.view.send("answer", { key: this.card.key, answer: { answers } });
     this.render();
   }
@@ -1192,13 +2065,17 @@ var CardController = class {
     this.view.updateClaim(this);
     this.view.updateRestore(true);
   }
-  /** @param {string} text */
-  showError(text) {
+  /**
+   * @param {string} text
+   * @param {Refusal | null} [refusal]
+   */
+  showError(text, refusal = null) {
     if (!this.answerable) {
       this.view.showBanner(text);
       return;
     }
     this.busy = false;
+    this.refusal = refusal;
     this.feedback = { text, error: true };
     this.render();
   }
@@ -1293,23 +2170,23 @@ var View = class {
       }
       previous = controller;
     }
-    for (const [key, controller] of this.cards) {
-      if (seen.has(key)) continue;
+    for (const [key3, controller] of this.cards) {
+      if (seen.has(key3)) continue;
       controller.destroy();
-      this.cards.delete(key);
-      if (this.claimed.delete(key)) this.send("release", { key });
+      this.cards.delete(key3);
+      if (this.claimed.delete(key3)) this.send("release", { key: key3 });
     }
     this.updateRestore(false);
   }
   /** @param {CardController} controller */
   updateClaim(controller) {
-    const key = controller.card.key;
+    const key3 = controller.card.key;
     const wanted = controller.wantsClaim();
-    if (wanted && !this.claimed.has(key)) {
-      this.claimed.add(key);
-      this.send("claim", { key });
-    } else if (!wanted && this.claimed.delete(key)) {
-      this.send("release", { key });
+    if (wanted && !this.claimed.has(key3)) {
+      this.claimed.add(key3);
+      this.send("claim", { key: key3 });
+    } else if (!wanted && this.claimed.delete(key3)) {
+      this.send("release", { key: key3 });
     }
   }
   /** @param {boolean} focus */
@@ -1344,16 +2221,17 @@ var View = class {
     for (const card of this.cards.values()) card.countdown.setFocused(card.countdown.focused);
   }
   /** @param {string} key */
-  onFrame(key) {
-    this.cards.get(key)?.countdown.refresh();
+  onFrame(key3) {
+    this.cards.get(key3)?.countdown.refresh();
   }
   /**
    * @param {string | null} key
    * @param {string} text
+   * @param {Refusal | null} [refusal]
    */
-  onError(key, text) {
-    const card = key === null ? void 0 : this.cards.get(key);
-    if (card) card.showError(text);
+  onError(key3, text, refusal = null) {
+    const card = key3 === null ? void 0 : this.cards.get(key3);
+    if (card) card.showError(text, refusal);
     else this.showBanner(text);
   }
   tick() {
@@ -1382,7 +2260,7 @@ var View = class {
     document.removeEventListener("visibilitychange", this.onVisibility);
     window.removeEventListener("blur", this.onBlur);
     window.removeEventListener("focus", this.onFocus);
-    for (const key of this.claimed) this.send("release", { key });
+    for (const key3 of this.claimed) this.send("release", { key: key3 });
     this.claimed.clear();
     this.hub.views.delete(this);
     this.root.remove();

@@ -8,14 +8,16 @@
 import { h } from "../dom.js";
 import { approval } from "../presentations/approval.js";
 import { generic } from "../presentations/generic.js";
+import { form } from "../presentations/form.js";
 import { planReview } from "../presentations/plan-review.js";
 import { settled } from "../presentations/settled.js";
+import { toolApproval } from "../presentations/tool-approval.js";
 import { Countdown } from "./countdown.js";
 import { freshDrafts } from "./drafts.js";
 import { onKeyDown } from "./keyboard.js";
 
 /**
- * @import { AnswerItem, Card, Draft } from "../types.js"
+ * @import { AnswerItem, Card, Draft, Refusal } from "../types.js"
  * @import { View } from "../view.js"
  */
 
@@ -25,6 +27,8 @@ import { onKeyDown } from "./keyboard.js";
  * @property {(controller: CardController) => Node[]} build
  * @property {(controller: CardController, action: string, target: HTMLElement) => void} [act]
  * @property {(controller: CardController, event: Event) => void} [input]
+ * @property {(controller: CardController, event: KeyboardEvent) => void} [key] the card's keys,
+ *   in place of the shared ones (card/keyboard.js)
  */
 
 /** @type {Map<string, Presenter>} by rendered kind; an unknown kind renders as generic */
@@ -32,6 +36,8 @@ const PRESENTERS = new Map([
   ["generic", generic],
   ["plan-review", planReview],
   ["approval", approval],
+  ["tool-approval", toolApproval],
+  ["form", form],
   ["settled", settled],
 ]);
 
@@ -56,6 +62,8 @@ export class CardController {
     this.rendering = false;
     /** @type {{text: string, error: boolean} | null} */
     this.feedback = null;
+    /** @type {Refusal | null} the kernel's per-field refusal of the last answer sent */
+    this.refusal = null;
     this.countdown = new Countdown(this);
     this.shape = "";
     this.questionsJson = "";
@@ -179,6 +187,7 @@ export class CardController {
     if (this.busy || !this.canSubmit()) return;
     this.busy = true;
     this.feedback = null;
+    this.refusal = null;
     this.view.send("answer", { key: this.card.key, answer: { answers } });
     this.render();
   }
@@ -204,13 +213,17 @@ export class CardController {
     this.view.updateRestore(true);
   }
 
-  /** @param {string} text */
-  showError(text) {
+  /**
+   * @param {string} text
+   * @param {Refusal | null} [refusal]
+   */
+  showError(text, refusal = null) {
     if (!this.answerable) {
       this.view.showBanner(text);
       return;
     }
     this.busy = false;
+    this.refusal = refusal;
     this.feedback = { text, error: true };
     this.render();
   }

@@ -17,6 +17,10 @@ import { primary, selectOption, submit } from "../presentations/generic-flow.js"
  */
 export function onKeyDown(controller, event) {
   if (event.defaultPrevented || !controller.answerable || controller.busy) return;
+  if (controller.presenter.key) {
+    controller.presenter.key(controller, event);
+    return;
+  }
   const target = /** @type {HTMLElement} */ (event.target);
   const composing = event.isComposing || event.keyCode === 229;
   const modified = event.altKey || event.ctrlKey || event.metaKey;
