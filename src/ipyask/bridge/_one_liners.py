@@ -130,16 +130,16 @@ def _show_in_marimo() -> None:
     marimo.output.append(marimo.ui.anywidget(panel))
 
 
-def show_panel() -> QuestionPanel | None:
-    """Show the default panel in this cell's output (once per cell) and return it.
+def show_panel() -> None:
+    """Show the default panel in this cell's output (once per cell).
 
     The one-liners do this themselves; call it in the cell that starts an agent task, so the
     panel belongs to that cell (Voila shows only what a cell displays while it runs). In marimo
     it appends ``mo.ui.anywidget(panel)`` to the running cell's output. Outside a kernel and
-    marimo there is nothing to show: returns ``None``.
+    marimo there is nothing to show. Returns ``None``, so a cell ending in ``show_panel()``
+    shows the panel once (not again as the cell's value); :func:`default_panel` is the panel.
     """
     _show()
-    return _panel
 
 
 _cell_wait = CellWait(default_panel, _show)
