@@ -449,7 +449,7 @@ function build(c) {
   ) : null;
   const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.waitingApproval];
   const head = header(c, { eyebrow, title: question, subject });
-  const details = h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details" });
+  const details = h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details", "data-scroll": "details" });
   if (typeof detail === "string") details.append(markdownBlock(detail));
   const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", t.reject));
   if (approval2.always) buttons.append(button(c, "always", t.alwaysAllow));
@@ -607,7 +607,7 @@ function build2(c) {
   const head = header(c, { eyebrow: question.header ? [question.header] : [], title: question.question, bodyId });
   const titleId = head.querySelector("h2")?.id ?? "";
   if (c.collapsed) return [head, notice(c)].filter(isNode);
-  const body = h("div", { class: "ipyask-body", id: bodyId });
+  const body = h("div", { class: "ipyask-body", id: bodyId, "data-scroll": `question-${c.index}` });
   const html = c.card.view.detailHtml[c.index];
   if (typeof html === "string") body.append(markdownBlock(html));
   const options = question.options ?? [];
@@ -719,7 +719,7 @@ function build3(c) {
   const titleId = head.querySelector("h2")?.id ?? "";
   const parts = [head, notice(c)];
   if (!c.collapsed) {
-    const body = h("div", { class: "ipyask-body ipyask-plan", id: bodyId, role: "group", tabindex: "0", "aria-labelledby": titleId, "data-focus": "plan" });
+    const body = h("div", { class: "ipyask-body ipyask-plan", id: bodyId, role: "group", tabindex: "0", "aria-labelledby": titleId, "data-focus": "plan", "data-scroll": "plan" });
     body.append(markdownBlock(c.card.view.detailHtml[0] ?? ""));
     parts.push(body);
   }
@@ -1027,6 +1027,10 @@ var CardController = class {
     const hadFocus = active instanceof HTMLElement && this.el.contains(active);
     const focusKey = hadFocus && active !== this.el ? active.dataset.focus ?? null : null;
     const selection = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : null;
+    const scrolled = /* @__PURE__ */ new Map();
+    for (const part of this.el.querySelectorAll("[data-scroll]")) {
+      if (part instanceof HTMLElement) scrolled.set(part.dataset.scroll ?? "", [part.scrollTop, part.scrollLeft]);
+    }
     this.rendering = true;
     const kind = this.answerable ? this.presentation.kind : "settled";
     this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
@@ -1036,6 +1040,10 @@ var CardController = class {
     this.countdown.signature = "";
     this.presenter = PRESENTERS.get(kind) ?? generic;
     this.el.replaceChildren(...this.presenter.build(this));
+    for (const part of this.el.querySelectorAll("[data-scroll]")) {
+      const place = part instanceof HTMLElement ? scrolled.get(part.dataset.scroll ?? "") : void 0;
+      if (place) [part.scrollTop, part.scrollLeft] = place;
+    }
     this.countdown.signature = `${this.countdown.statusText()}|${this.countdown.showTakeTime()}`;
     let target = null;
     if (focusHint === "first") target = this.el.querySelector("[data-first]");

@@ -138,6 +138,12 @@ export class CardController {
     const focusKey = hadFocus && active !== this.el ? active.dataset.focus ?? null : null;
     const selection =
       active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : null;
+    // Scrolled parts (a long list of options, a plan) keep their place across the rebuild.
+    /** @type {Map<string, [number, number]>} */
+    const scrolled = new Map();
+    for (const part of this.el.querySelectorAll("[data-scroll]")) {
+      if (part instanceof HTMLElement) scrolled.set(part.dataset.scroll ?? "", [part.scrollTop, part.scrollLeft]);
+    }
     this.rendering = true;
     const kind = this.answerable ? this.presentation.kind : "settled";
     this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
@@ -147,6 +153,10 @@ export class CardController {
     this.countdown.signature = "";
     this.presenter = PRESENTERS.get(kind) ?? generic;
     this.el.replaceChildren(...this.presenter.build(this));
+    for (const part of this.el.querySelectorAll("[data-scroll]")) {
+      const place = part instanceof HTMLElement ? scrolled.get(part.dataset.scroll ?? "") : undefined;
+      if (place) [part.scrollTop, part.scrollLeft] = place;
+    }
     this.countdown.signature = `${this.countdown.statusText()}|${this.countdown.showTakeTime()}`;
     /** @type {HTMLElement | null} */
     let target = null;

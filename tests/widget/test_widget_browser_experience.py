@@ -1,0 +1,33 @@
+"""The card as people use it, in Chromium: long lists, the keyboard in a batch, closing, holds,
+a kernel that stops answering, and what answered cards say."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from ipyask.widget import Card, QuestionWidget
+
+from .widget_cardkit import options, question
+
+pytestmark = pytest.mark.browser
+
+
+def long_list(key: str = "long") -> Card:
+    labels = [f"Region {n:02d}" for n in range(1, 41)]
+    return Card(key=key, questions=[question("region", "Which region?", options=options(*labels))])
+
+
+def test_choosing_in_a_scrolled_long_list_keeps_the_scroll(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[long_list()]))
+    card = wpage.card("long")
+    body = card.locator(".ipyask-body")
+    option = card.get_by_role("radio", name="Region 30")
+    option.scroll_into_view_if_needed()
+    before = body.evaluate("el => el.scrollTop")
+    assert before > 100  # the list scrolls inside the card
+    option.click()
+    expect(option).to_have_attribute("aria-checked", "true")
+    assert body.evaluate("el => el.scrollTop") == before
+    expect(option).to_be_in_viewport()
+
