@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from ipyask.widget import Card, QuestionWidget
 
-from .widget_cardkit import options, question
+from .widget_cardkit import batch, options, question
 
 pytestmark = pytest.mark.browser
 
@@ -31,3 +31,20 @@ def test_choosing_in_a_scrolled_long_list_keeps_the_scroll(wpage) -> None:
     assert body.evaluate("el => el.scrollTop") == before
     expect(option).to_be_in_viewport()
 
+
+def test_enter_on_an_option_in_a_batch_moves_on(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[batch("b1")]))
+    card = wpage.card("b1")
+    card.get_by_role("radio", name="Go").focus()
+    wpage.page.keyboard.press("Enter")  # picks the focused option and goes on
+    expect(card.locator(".ipyask-pager__pos > [aria-hidden]")).to_have_text("2 / 3")
+    expect(card.get_by_role("status")).to_have_text("")  # no "complete this question first"
+    expect(card.get_by_role("checkbox", name="Auth")).to_be_focused()
+    wpage.page.keyboard.press("Space")
+    wpage.page.keyboard.press("Enter")  # on a multi-select: Next
+    expect(card.locator(".ipyask-pager__pos > [aria-hidden]")).to_have_text("3 / 3")
+    expect(card.get_by_role("status")).to_have_text("")
+    assert wpage.sent("answer") == []
+    card.get_by_role("button", name="Previous question").click()
+    card.get_by_role("button", name="Previous question").click()
+    expect(card.get_by_role("radio", name="Go")).to_have_attribute("aria-checked", "true")

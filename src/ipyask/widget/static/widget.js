@@ -554,6 +554,17 @@ function selectOption(c, index) {
   if (!question.multiSelect && c.index < c.card.questions.length - 1) go(c, c.index + 1);
   else c.render();
 }
+function enterOnOption(c, index) {
+  if (c.busy || !c.answerable) return;
+  const question = c.card.questions[c.index];
+  const last = c.index === c.card.questions.length - 1;
+  if (!question.multiSelect) {
+    selectOption(c, index);
+    if (last) submit(c);
+  } else {
+    primary(c);
+  }
+}
 function go(c, index) {
   if (index < 0 || index >= c.card.questions.length || c.busy) return;
   c.index = index;
@@ -912,7 +923,7 @@ function onKeyDown(controller, event) {
   if (isEditable(target) || modified || composing) return;
   if (action === "option" && event.key === "Enter") {
     event.preventDefault();
-    submit(controller);
+    enterOnOption(controller, Number(target.dataset.index));
   } else if (action === "option" && /^Arrow(?:Up|Down|Left|Right)$/.test(event.key)) {
     event.preventDefault();
     const buttons = Array.from(controller.el.querySelectorAll("[data-action=option]"));
