@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from ipyask.widget import Card, QuestionWidget
 
-from .widget_cardkit import batch, options, question
+from .widget_cardkit import approval, batch, options, question
 
 pytestmark = pytest.mark.browser
 
@@ -48,3 +48,40 @@ def test_enter_on_an_option_in_a_batch_moves_on(wpage) -> None:
     card.get_by_role("button", name="Previous question").click()
     card.get_by_role("button", name="Previous question").click()
     expect(card.get_by_role("radio", name="Go")).to_have_attribute("aria-checked", "true")
+
+
+@pytest.mark.parametrize(
+    ("chosen", "summary"),
+    [
+        ("deny", "Rejected · the agent received “deny”"),
+        ("allow", "Run once · the agent received “allow”"),
+        ("allow-always", "Always allowed · the agent received “allow-always”"),
+    ],
+)
+def test_an_answered_approval_says_what_the_person_clicked(wpage, chosen, summary) -> None:
+    widget = QuestionWidget(cards=[approval("a1")])
+    wpage.mount(widget)
+    answer = {"answers": [{"id": "perm", "selected": [chosen]}]}
+    widget.update_card("a1", status="answered", answer=answer)
+    wpage.set_state(widget)
+    expect(wpage.card("a1").locator(".ipyask-summary__line")).to_have_text(summary)
+
+
+def test_an_answered_approval_shows_no_value_when_it_is_the_words(wpage) -> None:
+    item = question(
+        "approval",
+        "Delete build/?",
+        detail="",
+        options=options("Reject", "Allowed once"),
+        intent={"kind": "approval", "approve": "Allowed once", "reject": "Reject"},
+    )
+    widget = QuestionWidget(cards=[Card(key="a", questions=[item])])
+    wpage.mount(widget)
+    answer = {"answers": [{"id": "approval", "selected": ["Allowed once"]}]}
+    widget.update_card("a", status="answered", answer=answer)
+    wpage.set_state(widget)
+    expect(wpage.card("a").locator(".ipyask-summary__line")).to_have_text("Allowed once")
+    wpage.set_language("zh")
+    expect(wpage.card("a").locator(".ipyask-summary__line")).to_have_text(
+        "已允许一次 · 智能体收到“Allowed once”"
+    )

@@ -234,6 +234,10 @@ var STRINGS = {
     reject: "Reject",
     allowOnce: "Allow once",
     alwaysAllow: "Always allow",
+    rejected: "Rejected",
+    allowedOnce: "Allowed once",
+    alwaysAllowed: "Always allowed",
+    agentReceived: "{did} · the agent received “{value}”",
     showHidden: "Show hidden questions ({count})",
     dismissError: "Dismiss the message"
   },
@@ -274,6 +278,10 @@ var STRINGS = {
     reject: "拒绝",
     allowOnce: "允许一次",
     alwaysAllow: "始终允许",
+    rejected: "已拒绝",
+    allowedOnce: "已允许一次",
+    alwaysAllowed: "已始终允许",
+    agentReceived: "{did} · 智能体收到“{value}”",
     showHidden: "显示已收起的问题（{count}）",
     dismissError: "关闭提示"
   }
@@ -763,7 +771,8 @@ function build4(c) {
   if (answer) {
     const values = items.flatMap(answerValues);
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    body.append(h("p", { class: "ipyask-summary__line" }, values.length ? values.join(", ") : t.skipped));
+    const line = approvalSummary(c, items) ?? (values.length ? values.join(", ") : t.skipped);
+    body.append(h("p", { class: "ipyask-summary__line" }, line));
     if (c.expanded) {
       const list = h("dl", { class: "ipyask-summary__list" });
       for (const question of c.card.questions) {
@@ -781,6 +790,15 @@ function build4(c) {
     notice(c)
   );
   return parts.filter(isNode);
+}
+function approvalSummary(c, items) {
+  const p = c.presentation;
+  const value = items[0]?.selected[0];
+  if (p.kind !== "approval" || value === void 0) return null;
+  const t = c.t;
+  const did = value === p.reject ? t.rejected : value === p.always ? t.alwaysAllowed : value === p.approve ? localized(p.approveLabel, c.view.locale) ?? t.allowedOnce : null;
+  if (did === null) return null;
+  return did === value ? did : fill(t.agentReceived, { did, value });
 }
 function answerValues(item) {
   const custom = (item.custom ?? "").trim();
