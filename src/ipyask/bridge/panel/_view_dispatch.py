@@ -28,7 +28,10 @@ from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import HeldRequest
 
-__all__ = ["Refused", "ViewMessageDispatcher"]
+__all__ = ["CANCELLED_BY_PERSON", "Refused", "ViewMessageDispatcher"]
+
+CANCELLED_BY_PERSON = "The person cancelled this question instead of answering it."
+"""What the agent reads (``ASK_CANCELLED``) when the person cancels a card."""
 
 log = logging.getLogger("ipyask")
 
@@ -122,7 +125,7 @@ class ViewMessageDispatcher:
             held = self._pending(message.key)
             if held.call_id is not None:
                 raise Refused("KEYED_CARD", "a card with a call id is hidden, not cancelled")
-            held.settlement.reject(UserQuestionError.of("ASK_CANCELLED"))
+            held.settlement.reject(UserQuestionError(CANCELLED_BY_PERSON, "ASK_CANCELLED"))
         elif isinstance(message, ClaimMessage):
             held = self._timed(message.key)
             assert held.agent is not None and held.call_id is not None  # a timed wait has both

@@ -219,7 +219,11 @@ var STRINGS = {
     collapse: "Collapse the question card",
     expand: "Expand the question card",
     closeKeyed: "Close the panel — reopen it from the tool call",
-    dismissAll: "Dismiss all questions",
+    dismissAll: "Cancel the question…",
+    cancelTitle: "Cancel this question?",
+    cancelText: "The agent will be told that you cancelled it.",
+    keepQuestion: "Keep the question",
+    cancelQuestion: "Cancel the question",
     previous: "Previous question",
     following: "Next question",
     questionOf: "Question {index} of {total}",
@@ -263,7 +267,11 @@ var STRINGS = {
     collapse: "收起问题卡片",
     expand: "展开问题卡片",
     closeKeyed: "收起问题面板，可从工具调用重新打开",
-    dismissAll: "放弃整组问题",
+    dismissAll: "取消这个问题…",
+    cancelTitle: "取消这个问题？",
+    cancelText: "智能体会得知你取消了它。",
+    keepQuestion: "保留问题",
+    cancelQuestion: "取消问题",
     previous: "上一个问题",
     following: "下一个问题",
     questionOf: "第 {index} 题，共 {total} 题",
@@ -430,6 +438,21 @@ function button(controller, action, text, options = {}) {
     },
     options.icon ? icon(options.icon) : null,
     text
+  );
+}
+function cancelConfirm(controller) {
+  const t = controller.t;
+  const titleId = controller.view.nextId();
+  return h(
+    "div",
+    { class: "ipyask-confirm", role: "group", "aria-labelledby": titleId, "data-role": "confirm" },
+    h("p", { class: "ipyask-confirm__text" }, h("strong", { id: titleId }, t.cancelTitle), " ", t.cancelText),
+    h(
+      "div",
+      { class: "ipyask-buttons" },
+      h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline", "data-action": "cancel-confirmed", "data-focus": "cancel-confirmed" }, t.cancelQuestion),
+      h("button", { type: "button", class: "ipyask-btn ipyask-btn--primary", "data-action": "keep", "data-focus": "keep", "data-keep": true }, t.keepQuestion)
+    )
   );
 }
 
@@ -915,6 +938,12 @@ function onKeyDown(controller, event) {
     /** @type {HTMLElement} */
     event.target
   );
+  if (controller.confirmingCancel && event.key === "Escape") {
+    event.preventDefault();
+    controller.keep();
+    return;
+  }
+  if (target.closest("[data-role=confirm]")) return;
   const composing = event.isComposing || event.keyCode === 229;
   const modified = event.altKey || event.ctrlKey || event.metaKey;
   const kind = controller.presentation.kind;
@@ -980,6 +1009,7 @@ var CardController = class {
     this.expanded = false;
     this.hidden = false;
     this.busy = false;
+    this.confirmingCancel = false;
     this.rendering = false;
     this.feedback = null;
     this.countdown = new Countdown(this);
@@ -1030,6 +1060,7 @@ var CardController = class {
       if (!this.answerable) {
         this.busy = false;
         this.feedback = null;
+        this.confirmingCancel = false;
       }
     } else if (previous && previous.notice !== card.notice) {
       this.busy = false;
@@ -1050,7 +1081,7 @@ var CardController = class {
   canSubmit() {
     return this.answerable && !this.countdown.timedOut;
   }
-  /** @param {"first"} [focusHint] */
+  /** @param {"first" | "keep"} [focusHint] */
   render(focusHint) {
     const active = document.activeElement;
     const hadFocus = active instanceof HTMLElement && this.el.contains(active);
@@ -1068,14 +1099,17 @@ var CardController = class {
     this.el.dataset.key = this.card.key;
     this.countdown.signature = "";
     this.presenter = PRESENTERS.get(kind) ?? generic;
-    this.el.replaceChildren(...this.presenter.build(this));
+    const nodes = this.presenter.build(this);
+    if (this.confirmingCancel && this.answerable) nodes.splice(1, 0, cancelConfirm(this));
+    this.el.replaceChildren(...nodes);
     for (const part of this.el.querySelectorAll("[data-scroll]")) {
       const place = part instanceof HTMLElement ? scrolled.get(part.dataset.scroll ?? "") : void 0;
       if (place) [part.scrollTop, part.scrollLeft] = place;
     }
     this.countdown.signature = `${this.countdown.statusText()}|${this.countdown.showTakeTime()}`;
     let target = null;
-    if (focusHint === "first") target = this.el.querySelector("[data-first]");
+    if (focusHint === "keep") target = this.el.querySelector("[data-keep]");
+    else if (focusHint === "first") target = this.el.querySelector("[data-first]");
     else if (focusKey) target = this.el.querySelector(`[data-focus="${focusKey}"]`);
     if ((hadFocus || focusHint) && !this.hidden) {
       if (!target || /** @type {HTMLButtonElement} */
@@ -1095,7 +1129,10 @@ var CardController = class {
     const action = target.dataset.action ?? "";
     if (action === "take-time") this.takeTime();
     else if (action === "collapse") this.toggleCollapse();
-    else if (action === "close" || action === "dismiss") this.close();
+    else if (action === "close") this.close();
+    else if (action === "dismiss") this.close(true);
+    else if (action === "keep") this.keep();
+    else if (action === "cancel-confirmed") this.cancelQuestion();
     else this.presenter.act?.(this, action, target);
   }
   /** @param {AnswerItem[]} answers */
@@ -1116,13 +1153,39 @@ var CardController = class {
     else this.expanded = !this.expanded;
     this.render();
   }
-  close() {
+  /**
+   * Close: a keyed card hides (its tool call reopens it); an un-keyed question asks first,
+   * unless `confirmed` (a button that says it declines, such as a plan's Request changes).
+   * @param {boolean} [confirmed]
+   */
+  close(confirmed = false) {
     if (this.busy) return;
-    if (!this.keyed && this.answerable) this.view.send("cancel", { key: this.card.key });
+    if (!this.keyed && this.answerable && confirmed) {
+      this.cancelQuestion();
+      return;
+    }
+    if (!this.keyed && this.answerable) {
+      this.confirmingCancel = true;
+      this.render("keep");
+      return;
+    }
     this.hidden = true;
     this.render();
     this.view.updateClaim(this);
     this.view.updateRestore(true);
+  }
+  keep() {
+    this.confirmingCancel = false;
+    this.render();
+    this.el.querySelector("[data-action=close]")?.focus({ preventScroll: true });
+  }
+  /** The person confirmed: cancel the question; the card stays to say it was cancelled. */
+  cancelQuestion() {
+    this.confirmingCancel = false;
+    if (this.busy || this.keyed || !this.answerable) return;
+    this.busy = true;
+    this.view.send("cancel", { key: this.card.key });
+    this.render();
   }
   /** @param {string} text */
   showError(text) {

@@ -13,6 +13,7 @@ import { settled } from "../presentations/settled.js";
 import { Countdown } from "./countdown.js";
 import { freshDrafts } from "./drafts.js";
 import { onKeyDown } from "./keyboard.js";
+import { cancelConfirm } from "./parts.js";
 
 /**
  * @import { AnswerItem, Card, Draft } from "../types.js"
@@ -53,6 +54,8 @@ export class CardController {
     this.expanded = false;
     this.hidden = false;
     this.busy = false;
+    /** the person pressed close on an un-keyed question: Keep or Cancel it */
+    this.confirmingCancel = false;
     this.rendering = false;
     /** @type {{text: string, error: boolean} | null} */
     this.feedback = null;
@@ -106,6 +109,7 @@ export class CardController {
       if (!this.answerable) {
         this.busy = false;
         this.feedback = null;
+        this.confirmingCancel = false;
       }
     } else if (previous && previous.notice !== card.notice) {
       // The kernel acknowledged a late answer ("Answer sent") or reopened the card after the
@@ -131,7 +135,7 @@ export class CardController {
     return this.answerable && !this.countdown.timedOut;
   }
 
-  /** @param {"first"} [focusHint] */
+  /** @param {"first" | "keep"} [focusHint] */
   render(focusHint) {
     const active = document.activeElement;
     const hadFocus = active instanceof HTMLElement && this.el.contains(active);
@@ -152,7 +156,9 @@ export class CardController {
     this.el.dataset.key = this.card.key;
     this.countdown.signature = "";
     this.presenter = PRESENTERS.get(kind) ?? generic;
-    this.el.replaceChildren(...this.presenter.build(this));
+    const nodes = this.presenter.build(this);
+    if (this.confirmingCancel && this.answerable) nodes.splice(1, 0, cancelConfirm(this));
+    this.el.replaceChildren(...nodes);
     for (const part of this.el.querySelectorAll("[data-scroll]")) {
       const place = part instanceof HTMLElement ? scrolled.get(part.dataset.scroll ?? "") : undefined;
       if (place) [part.scrollTop, part.scrollLeft] = place;
@@ -160,7 +166,8 @@ export class CardController {
     this.countdown.signature = `${this.countdown.statusText()}|${this.countdown.showTakeTime()}`;
     /** @type {HTMLElement | null} */
     let target = null;
-    if (focusHint === "first") target = this.el.querySelector("[data-first]");
+    if (focusHint === "keep") target = this.el.querySelector("[data-keep]");
+    else if (focusHint === "first") target = this.el.querySelector("[data-first]");
     else if (focusKey) target = this.el.querySelector(`[data-focus="${focusKey}"]`);
     if ((hadFocus || focusHint) && !this.hidden) {
       if (!target || /** @type {HTMLButtonElement} */ (target).disabled) target = this.el;
@@ -180,7 +187,10 @@ export class CardController {
     const action = target.dataset.action ?? "";
     if (action === "take-time") this.takeTime();
     else if (action === "collapse") this.toggleCollapse();
-    else if (action === "close" || action === "dismiss") this.close();
+    else if (action === "close") this.close();
+    else if (action === "dismiss") this.close(true);
+    else if (action === "keep") this.keep();
+    else if (action === "cancel-confirmed") this.cancelQuestion();
     else this.presenter.act?.(this, action, target);
   }
 
@@ -205,13 +215,41 @@ export class CardController {
     this.render();
   }
 
-  close() {
+  /**
+   * Close: a keyed card hides (its tool call reopens it); an un-keyed question asks first,
+   * unless `confirmed` (a button that says it declines, such as a plan's Request changes).
+   * @param {boolean} [confirmed]
+   */
+  close(confirmed = false) {
     if (this.busy) return;
-    if (!this.keyed && this.answerable) this.view.send("cancel", { key: this.card.key });
+    if (!this.keyed && this.answerable && confirmed) {
+      this.cancelQuestion();
+      return;
+    }
+    if (!this.keyed && this.answerable) {
+      this.confirmingCancel = true;
+      this.render("keep");
+      return;
+    }
     this.hidden = true;
     this.render();
     this.view.updateClaim(this);
     this.view.updateRestore(true);
+  }
+
+  keep() {
+    this.confirmingCancel = false;
+    this.render();
+    /** @type {HTMLElement | null} */ (this.el.querySelector("[data-action=close]"))?.focus({ preventScroll: true });
+  }
+
+  /** The person confirmed: cancel the question; the card stays to say it was cancelled. */
+  cancelQuestion() {
+    this.confirmingCancel = false;
+    if (this.busy || this.keyed || !this.answerable) return;
+    this.busy = true;
+    this.view.send("cancel", { key: this.card.key });
+    this.render();
   }
 
   /** @param {string} text */

@@ -18,6 +18,12 @@ import { enterOnOption, primary, selectOption } from "../presentations/generic-f
 export function onKeyDown(controller, event) {
   if (event.defaultPrevented || !controller.answerable || controller.busy) return;
   const target = /** @type {HTMLElement} */ (event.target);
+  if (controller.confirmingCancel && event.key === "Escape") {
+    event.preventDefault();
+    controller.keep();
+    return;
+  }
+  if (target.closest("[data-role=confirm]")) return; // its buttons take Enter and Space
   const composing = event.isComposing || event.keyCode === 229;
   const modified = event.altKey || event.ctrlKey || event.metaKey;
   const kind = controller.presentation.kind;
