@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from ipyask.widget import Card, QuestionWidget
 
-from .widget_cardkit import approval, batch, options, question
+from .widget_cardkit import approval, batch, options, question, timed
 
 pytestmark = pytest.mark.browser
 
@@ -85,3 +85,19 @@ def test_an_answered_approval_shows_no_value_when_it_is_the_words(wpage) -> None
     expect(wpage.card("a").locator(".ipyask-summary__line")).to_have_text(
         "已允许一次 · 智能体收到“Allowed once”"
     )
+
+
+def test_take_time_tells_the_kernel_and_a_held_card_waits_in_every_view(wpage) -> None:
+    widget = QuestionWidget(cards=[timed("t1", remaining_ms=1_500)])
+    wpage.mount(widget, views=2, clock=True)
+    first, second = wpage.page.locator('article[data-key="t1"]').all()
+    expect(first.get_by_role("button", name="Take time")).to_be_visible()
+    first.get_by_role("button", name="Take time").click()
+    assert [m["key"] for m in wpage.sent("hold")] == ["t1"]
+    widget.update_card("t1", held=True)  # what the kernel does on `hold`
+    wpage.set_state(widget)
+    expect(second.locator("[data-role=wait]")).to_have_text("Waiting until you answer")
+    expect(second.get_by_role("button", name="Take time")).to_have_count(0)
+    wpage.page.clock.run_for(5_000)
+    assert wpage.sent("timed_out") == []  # neither view counts down any more
+    assert len(wpage.sent("hold")) == 1  # the held card needs no second hold

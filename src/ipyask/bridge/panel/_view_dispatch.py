@@ -16,6 +16,7 @@ from ...widget import (
     CancelMessage,
     ClaimMessage,
     HeartbeatMessage,
+    HoldMessage,
     QuestionWidget,
     ReleaseMessage,
     TimedOutMessage,
@@ -130,8 +131,15 @@ class ViewMessageDispatcher:
             held = self._timed(message.key)
             assert held.agent is not None and held.call_id is not None  # a timed wait has both
             self._claims.claim(message.key, message.view_id, held.agent, held.call_id)
+        elif isinstance(message, HoldMessage):
+            self._timed(message.key)
+            if not self._widget.store.card(message.key).held:
+                self._widget.update_card(message.key, held=True)
         elif isinstance(message, TimedOutMessage):
-            self._timed(message.key).settlement.reject(UserQuestionError.of("ASK_TIMED_OUT"))
+            held = self._timed(message.key)
+            if self._widget.store.card(message.key).held:
+                raise Refused("HELD", "the person is taking time to answer this question")
+            held.settlement.reject(UserQuestionError.of("ASK_TIMED_OUT"))
 
     def _pending(self, key: str) -> HeldRequest:
         held = self._held.get(key)

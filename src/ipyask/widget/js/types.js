@@ -23,7 +23,7 @@
  *      detailHtml?: Record<string, string>, approveLabel?: Record<string, string>}} Presentation
  * @typedef {{key: string, callId?: string, wait: "none" | "indefinite" | "timed",
  *   questions: Question[], status: "pending" | "continued" | "answered" | "cancelled" | "expired",
- *   answer?: Answer, frame?: {remainingMs: number, seq: number}, notice?: string,
+ *   answer?: Answer, frame?: {remainingMs: number, seq: number}, notice?: string, held?: boolean,
  *   view: {presentation: Presentation, detailHtml: (string | null)[]}}} Card
  * @typedef {{selected: string[], custom: string, skipped: boolean}} Draft
  * @typedef {{seq: number, deadline: number}} Anchor

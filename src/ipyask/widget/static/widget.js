@@ -841,7 +841,9 @@ var Countdown = class {
   }
   /** The person started answering: from now on the card waits for them. */
   engage() {
-    if (this.held === null) this.held = "editing";
+    if (this.held !== null) return;
+    this.held = "editing";
+    this.controller.sendHold();
   }
   isPaused() {
     return this.focused && this.controller.view.windowActive && this.held === null;
@@ -1055,6 +1057,7 @@ var CardController = class {
       this.countdown.held = null;
       this.drafts = freshDrafts(card.questions);
     }
+    if (card.held && this.countdown.held === null) this.countdown.held = "waiting";
     if (previous && previous.status !== card.status) {
       this.countdown.timedOut = false;
       if (!this.answerable) {
@@ -1145,7 +1148,13 @@ var CardController = class {
   }
   takeTime() {
     this.countdown.held = "waiting";
+    this.sendHold();
     this.render();
+  }
+  /** Tell the kernel the person holds this timed question, so every view waits for them. */
+  sendHold() {
+    const card = this.card;
+    if (card.wait === "timed" && card.status === "pending" && !card.held) this.view.send("hold", { key: card.key });
   }
   toggleCollapse() {
     if (this.busy) return;

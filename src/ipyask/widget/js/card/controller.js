@@ -104,6 +104,8 @@ export class CardController {
       this.countdown.held = null;
       this.drafts = freshDrafts(card.questions);
     }
+    // A hold from any view (Take time, or answering) holds the question in this one too.
+    if (card.held && this.countdown.held === null) this.countdown.held = "waiting";
     if (previous && previous.status !== card.status) {
       this.countdown.timedOut = false;
       if (!this.answerable) {
@@ -205,7 +207,14 @@ export class CardController {
 
   takeTime() {
     this.countdown.held = "waiting";
+    this.sendHold();
     this.render();
+  }
+
+  /** Tell the kernel the person holds this timed question, so every view waits for them. */
+  sendHold() {
+    const card = this.card;
+    if (card.wait === "timed" && card.status === "pending" && !card.held) this.view.send("hold", { key: card.key });
   }
 
   toggleCollapse() {

@@ -27,7 +27,9 @@ export class Countdown {
 
   /** The person started answering: from now on the card waits for them. */
   engage() {
-    if (this.held === null) this.held = "editing";
+    if (this.held !== null) return;
+    this.held = "editing";
+    this.controller.sendHold();
   }
 
   isPaused() {
