@@ -101,3 +101,36 @@ def test_take_time_tells_the_kernel_and_a_held_card_waits_in_every_view(wpage) -
     wpage.page.clock.run_for(5_000)
     assert wpage.sent("timed_out") == []  # neither view counts down any more
     assert len(wpage.sent("hold")) == 1  # the held card needs no second hold
+
+
+def test_a_send_with_no_reply_is_reported_and_rearms_the_card(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[long_list("g")]), clock=True)
+    card = wpage.card("g")
+    card.get_by_role("radio", name="Region 02").click()
+    card.get_by_role("button", name="Submit").click()
+    expect(card.get_by_role("button", name="Submitting…")).to_be_disabled()
+    wpage.page.clock.run_for(5_100)  # the kernel never answers
+    expect(card.get_by_role("status")).to_have_text(
+        "No reply from the kernel yet: it may be busy or restarted. You can try again."
+    )
+    expect(card.get_by_role("button", name="Submit")).to_be_enabled()
+    card.get_by_role("button", name="Submit").click()
+    assert len(wpage.sent("answer")) == 2
+
+
+def test_a_card_whose_kernel_is_gone_says_so(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[long_list("g"), timed("t1")]))
+    # What ipywidgets' manager does on a kernel restart: mark the view, fire comm_live_update.
+    wpage.page.evaluate(
+        """() => { for (const v of window.__views) v.el.classList.add('jupyter-widgets-disconnected');
+                   window.__model.fire('comm_live_update'); }"""
+    )
+    for key in ("g", "t1"):
+        card = wpage.card(key)
+        expect(card.locator(".ipyask-notice")).to_have_text(
+            "The kernel restarted — this question is no longer live."
+        )
+        expect(card.locator("[data-role=wait]")).to_have_text("No longer live")
+        expect(card.get_by_role("radio")).to_have_count(0)
+        expect(card.get_by_role("button", name="Submit")).to_have_count(0)
+        expect(card.get_by_role("button", name="Take time")).to_have_count(0)

@@ -52,6 +52,10 @@ export const STRINGS = {
     agentReceived: "{did} · the agent received “{value}”",
     showHidden: "Show hidden questions ({count})",
     dismissError: "Dismiss the message",
+    kernelGone: "The kernel restarted — this question is no longer live.",
+    noLongerLive: "No longer live",
+    sendFailed: "Could not reach the kernel. Is it still running? Try again.",
+    noReply: "No reply from the kernel yet: it may be busy or restarted. You can try again.",
   },
   zh: {
     countdown: "{seconds} 秒后继续工作",
@@ -100,6 +104,10 @@ export const STRINGS = {
     agentReceived: "{did} · 智能体收到“{value}”",
     showHidden: "显示已收起的问题（{count}）",
     dismissError: "关闭提示",
+    kernelGone: "内核已重启，这个问题已失效。",
+    noLongerLive: "已失效",
+    sendFailed: "无法连接内核。它还在运行吗？请再试一次。",
+    noReply: "内核还没有回应：它可能正忙或已重启。你可以再试一次。",
   },
 };
 

@@ -10,6 +10,7 @@
  *   off(event: string, callback?: (...args: any[]) => void): void,
  *   send(content: object, callbacks?: unknown, buffers?: ArrayBuffer[]): void,
  *   save_changes(): void,
+ *   widget_manager?: any,
  * }} Model
  * @typedef {{label: string, description?: string}} Option
  * @typedef {{id: string, question: string, detail?: string, header?: string,

@@ -243,7 +243,11 @@ var STRINGS = {
     alwaysAllowed: "Always allowed",
     agentReceived: "{did} · the agent received “{value}”",
     showHidden: "Show hidden questions ({count})",
-    dismissError: "Dismiss the message"
+    dismissError: "Dismiss the message",
+    kernelGone: "The kernel restarted — this question is no longer live.",
+    noLongerLive: "No longer live",
+    sendFailed: "Could not reach the kernel. Is it still running? Try again.",
+    noReply: "No reply from the kernel yet: it may be busy or restarted. You can try again."
   },
   zh: {
     countdown: "{seconds} 秒后继续工作",
@@ -291,7 +295,11 @@ var STRINGS = {
     alwaysAllowed: "已始终允许",
     agentReceived: "{did} · 智能体收到“{value}”",
     showHidden: "显示已收起的问题（{count}）",
-    dismissError: "关闭提示"
+    dismissError: "关闭提示",
+    kernelGone: "内核已重启，这个问题已失效。",
+    noLongerLive: "已失效",
+    sendFailed: "无法连接内核。它还在运行吗？请再试一次。",
+    noReply: "内核还没有回应：它可能正忙或已重启。你可以再试一次。"
   }
 };
 function fill(template, values) {
@@ -415,7 +423,8 @@ function header(controller, parts) {
   );
 }
 function notice(controller) {
-  return controller.card.notice ? h("p", { class: "ipyask-notice" }, controller.card.notice) : null;
+  const text = controller.dead ? controller.t.kernelGone : controller.card.notice;
+  return text ? h("p", { class: "ipyask-notice" }, text) : null;
 }
 function feedbackLine(controller) {
   const feedback = controller.feedback;
@@ -878,7 +887,7 @@ var Countdown = class {
   tick(now) {
     const controller = this.controller;
     const card = controller.card;
-    if (card.wait !== "timed" || card.status !== "pending" || controller.hidden) return;
+    if (card.wait !== "timed" || card.status !== "pending" || controller.hidden || controller.dead) return;
     const remaining = this.remaining(now);
     if (remaining === null) return;
     const claimed = controller.view.claimed.has(card.key);
@@ -893,6 +902,7 @@ var Countdown = class {
   statusText() {
     const t = this.controller.t;
     const status = this.controller.card.status;
+    if (this.controller.dead) return t.noLongerLive;
     if (status !== "pending") return t[status];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";
@@ -901,7 +911,8 @@ var Countdown = class {
     return fill(this.timing.paused !== null ? t.paused : t.countdown, { seconds });
   }
   showTakeTime() {
-    return !this.controller.busy && this.held === null && this.remaining(Date.now()) !== null;
+    const c = this.controller;
+    return !c.busy && !c.dead && this.held === null && this.remaining(Date.now()) !== null;
   }
   takeTimeButton() {
     return h(
@@ -989,6 +1000,7 @@ function onKeyDown(controller, event) {
 }
 
 // src/ipyask/widget/js/card/controller.js
+var REPLY_MS = 5e3;
 var PRESENTERS = /* @__PURE__ */ new Map([
   ["generic", generic],
   ["plan-review", planReview],
@@ -1011,6 +1023,7 @@ var CardController = class {
     this.expanded = false;
     this.hidden = false;
     this.busy = false;
+    this.replyTimer = void 0;
     this.confirmingCancel = false;
     this.rendering = false;
     this.feedback = null;
@@ -1035,8 +1048,13 @@ var CardController = class {
   get presentation() {
     return this.card.view.presentation;
   }
+  /** Whether the person can still answer here: pending or continued, and the kernel is there. */
   get answerable() {
-    return this.card.status === "pending" || this.card.status === "continued";
+    return (this.card.status === "pending" || this.card.status === "continued") && !this.view.disconnected;
+  }
+  /** An answerable card whose kernel is gone: it says so instead of taking answers. */
+  get dead() {
+    return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
   }
   get keyed() {
     return typeof this.card.callId === "string";
@@ -1079,7 +1097,7 @@ var CardController = class {
     this.view.updateClaim(this);
   }
   wantsClaim() {
-    return this.card.wait === "timed" && this.card.status === "pending" && !this.hidden;
+    return this.card.wait === "timed" && this.card.status === "pending" && !this.hidden && !this.view.disconnected;
   }
   canSubmit() {
     return this.answerable && !this.countdown.timedOut;
@@ -1141,9 +1159,30 @@ var CardController = class {
   /** @param {AnswerItem[]} answers */
   sendAnswer(answers) {
     if (this.busy || !this.canSubmit()) return;
-    this.busy = true;
+    this.send("answer", { answer: { answers } });
+  }
+  /**
+   * Send `kind` about this card and wait for the kernel: a send that fails, or gets no reply
+   * (a card change or an error) within REPLY_MS, is reported on the card and re-arms it.
+   * @param {string} kind
+   * @param {Record<string, unknown>} fields
+   */
+  send(kind, fields) {
     this.feedback = null;
-    this.view.send("answer", { key: this.card.key, answer: { answers } });
+    if (!this.view.send(kind, { key: this.card.key, ...fields })) {
+      this.feedback = { text: this.t.sendFailed, error: true };
+      this.render();
+      return;
+    }
+    this.busy = true;
+    clearTimeout(this.replyTimer);
+    this.replyTimer = setTimeout(() => this.noReply(), REPLY_MS);
+    this.render();
+  }
+  noReply() {
+    if (!this.busy) return;
+    this.busy = false;
+    this.feedback = { text: this.t.noReply, error: true };
     this.render();
   }
   takeTime() {
@@ -1192,9 +1231,7 @@ var CardController = class {
   cancelQuestion() {
     this.confirmingCancel = false;
     if (this.busy || this.keyed || !this.answerable) return;
-    this.busy = true;
-    this.view.send("cancel", { key: this.card.key });
-    this.render();
+    this.send("cancel", {});
   }
   /** @param {string} text */
   showError(text) {
@@ -1207,6 +1244,7 @@ var CardController = class {
     this.render();
   }
   destroy() {
+    clearTimeout(this.replyTimer);
     this.el.remove();
   }
 };
@@ -1214,6 +1252,7 @@ var CardController = class {
 // src/ipyask/widget/js/view.js
 var TICK_MS = 250;
 var HEARTBEAT_MS = 5e3;
+var DISCONNECTED = ".jupyter-widgets-disconnected";
 function randomId(bytes) {
   const data = new Uint8Array(bytes);
   crypto.getRandomValues(data);
@@ -1235,6 +1274,7 @@ var View = class {
     this.cards = /* @__PURE__ */ new Map();
     this.claimed = /* @__PURE__ */ new Set();
     this.windowActive = !document.hidden;
+    this.disconnected = false;
     this.root = h("div", { class: "ipyask" });
     this.banner = h("div", { class: "ipyask-banner", role: "alert" });
     this.list = h("div", { class: "ipyask-cards" });
@@ -1246,6 +1286,14 @@ var View = class {
     this.onVisibility = () => this.setWindowActive(!document.hidden);
     this.onBlur = () => this.setWindowActive(false);
     this.onFocus = () => this.setWindowActive(!document.hidden);
+    this.onCommLive = () => setTimeout(() => el.closest(DISCONNECTED) && this.setDisconnected(true), 0);
+    model.on("comm_live_update", this.onCommLive);
+    const kernel = model.widget_manager?.kernel;
+    this.kernelSignal = kernel?.statusChanged;
+    this.onKernelStatus = (_kernel, status) => {
+      if (status === "restarting" || status === "autorestarting" || status === "dead") this.setDisconnected(true);
+    };
+    this.kernelSignal?.connect(this.onKernelStatus, this);
     model.on("change:language", this.onLanguage);
     document.addEventListener("visibilitychange", this.onVisibility);
     window.addEventListener("blur", this.onBlur);
@@ -1340,6 +1388,15 @@ var View = class {
     close.addEventListener("click", () => this.banner.replaceChildren());
     this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text), close));
   }
+  /** @param {boolean} disconnected */
+  setDisconnected(disconnected) {
+    if (this.disconnected === disconnected) return;
+    this.disconnected = disconnected;
+    for (const card of this.cards.values()) {
+      card.render();
+      this.updateClaim(card);
+    }
+  }
   /** @param {boolean} active */
   setWindowActive(active) {
     if (this.windowActive === active) return;
@@ -1367,20 +1424,26 @@ var View = class {
     if (this.claimed.size > 0) this.send("heartbeat", { keys: Array.from(this.claimed) });
   }
   /**
+   * Send a message to the kernel; false when it could not go out.
    * @param {string} kind
    * @param {Record<string, unknown>} fields
    */
   send(kind, fields) {
+    if (this.disconnected) return false;
     try {
       this.model.send({ kind, protocolVersion: PROTOCOL_VERSION, viewId: this.id, ...fields });
+      return true;
     } catch (error) {
       console.warn("ipyask: could not send a message to the kernel", error);
+      return false;
     }
   }
   destroy() {
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);
+    this.model.off("comm_live_update", this.onCommLive);
+    this.kernelSignal?.disconnect(this.onKernelStatus, this);
     document.removeEventListener("visibilitychange", this.onVisibility);
     window.removeEventListener("blur", this.onBlur);
     window.removeEventListener("focus", this.onFocus);

@@ -28,6 +28,9 @@ import { cancelConfirm } from "./parts.js";
  * @property {(controller: CardController, event: Event) => void} [input]
  */
 
+/** How long a card waits for the kernel's reply to what it sent before saying there is none. */
+const REPLY_MS = 5000;
+
 /** @type {Map<string, Presenter>} by rendered kind; an unknown kind renders as generic */
 const PRESENTERS = new Map([
   ["generic", generic],
@@ -54,6 +57,8 @@ export class CardController {
     this.expanded = false;
     this.hidden = false;
     this.busy = false;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.replyTimer = undefined;
     /** the person pressed close on an un-keyed question: Keep or Cancel it */
     this.confirmingCancel = false;
     this.rendering = false;
@@ -80,8 +85,14 @@ export class CardController {
     return this.card.view.presentation;
   }
 
+  /** Whether the person can still answer here: pending or continued, and the kernel is there. */
   get answerable() {
-    return this.card.status === "pending" || this.card.status === "continued";
+    return (this.card.status === "pending" || this.card.status === "continued") && !this.view.disconnected;
+  }
+
+  /** An answerable card whose kernel is gone: it says so instead of taking answers. */
+  get dead() {
+    return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
   }
 
   get keyed() {
@@ -130,7 +141,7 @@ export class CardController {
   }
 
   wantsClaim() {
-    return this.card.wait === "timed" && this.card.status === "pending" && !this.hidden;
+    return this.card.wait === "timed" && this.card.status === "pending" && !this.hidden && !this.view.disconnected;
   }
 
   canSubmit() {
@@ -199,9 +210,32 @@ export class CardController {
   /** @param {AnswerItem[]} answers */
   sendAnswer(answers) {
     if (this.busy || !this.canSubmit()) return;
-    this.busy = true;
+    this.send("answer", { answer: { answers } });
+  }
+
+  /**
+   * Send `kind` about this card and wait for the kernel: a send that fails, or gets no reply
+   * (a card change or an error) within REPLY_MS, is reported on the card and re-arms it.
+   * @param {string} kind
+   * @param {Record<string, unknown>} fields
+   */
+  send(kind, fields) {
     this.feedback = null;
-    this.view.send("answer", { key: this.card.key, answer: { answers } });
+    if (!this.view.send(kind, { key: this.card.key, ...fields })) {
+      this.feedback = { text: this.t.sendFailed, error: true };
+      this.render();
+      return;
+    }
+    this.busy = true;
+    clearTimeout(this.replyTimer);
+    this.replyTimer = setTimeout(() => this.noReply(), REPLY_MS);
+    this.render();
+  }
+
+  noReply() {
+    if (!this.busy) return;
+    this.busy = false;
+    this.feedback = { text: this.t.noReply, error: true };
     this.render();
   }
 
@@ -256,9 +290,7 @@ export class CardController {
   cancelQuestion() {
     this.confirmingCancel = false;
     if (this.busy || this.keyed || !this.answerable) return;
-    this.busy = true;
-    this.view.send("cancel", { key: this.card.key });
-    this.render();
+    this.send("cancel", {});
   }
 
   /** @param {string} text */
@@ -273,6 +305,7 @@ export class CardController {
   }
 
   destroy() {
+    clearTimeout(this.replyTimer);
     this.el.remove();
   }
 }

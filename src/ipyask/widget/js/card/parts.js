@@ -57,7 +57,8 @@ export function header(controller, parts) {
 
 /** @param {CardController} controller */
 export function notice(controller) {
-  return controller.card.notice ? h("p", { class: "ipyask-notice" }, controller.card.notice) : null;
+  const text = controller.dead ? controller.t.kernelGone : controller.card.notice;
+  return text ? h("p", { class: "ipyask-notice" }, text) : null;
 }
 
 /** @param {CardController} controller */
