@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import expect
 
-from ._pages import write_notebook
+from ._pages import ARTIFACTS, write_notebook
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -54,3 +54,78 @@ def test_a_kernel_restart_leaves_no_live_looking_card(
     expect(card.get_by_role("radio")).to_have_count(0)
     expect(card.get_by_role("button", name="Submit")).to_have_count(0)
     nb.screenshot("after-restart")
+
+
+STATES_CELL = """\
+from ipyask.widget import Card, QuestionWidget
+q = lambda i, text, **kw: {"id": i, "question": text, **kw}
+opts = lambda *labels: [{"label": label} for label in labels]
+batch = [q("langs", "Which languages?", header="Languages", multiSelect=True,
+           options=opts("Python", "Rust")),
+         q("name", "Project name?", header="Name"),
+         q("ci", "Set up CI?", header="CI", options=opts("Yes", "No"))]
+approval = q("approval", "Run terraform apply?", detail="Applies **3** changes.",
+             options=opts("Cancel", "Apply", "Always allow terraform"),
+             intent={"kind": "approval", "approve": "Apply", "reject": "Cancel",
+                     "always": "Always allow terraform",
+                     "display": {"question": {"en": "Run terraform apply?"},
+                                 "approve": {"en": "Apply"}}})
+plan = q("plan", "Approve this plan?", detail="1. Add the table\\n2. Backfill",
+         options=opts("Approve", "Keep planning"),
+         intent={"kind": "plan-review", "approve": "Approve"})
+timed = dict(call_id="c-t", wait="timed", frame={"remainingMs": 60000, "seq": 1})
+states = QuestionWidget(cards=[
+    Card(key="pending", questions=batch),
+    Card(key="approval", questions=[approval]),
+    Card(key="plan", questions=[plan]),
+    Card(key="timed", questions=[q("db", "Which database?", options=opts("Postgres", "SQLite"))],
+         **timed),
+    Card(key="continued", call_id="c-c", wait="timed", status="continued",
+         questions=[q("db", "Which database?", options=opts("Postgres", "SQLite"))]),
+    Card(key="answered", questions=batch, status="answered", answer={"answers": [
+        {"id": "langs", "selected": ["Python", "Rust"]},
+        {"id": "name", "selected": [], "custom": "ipyask-demo"},
+        {"id": "ci", "selected": []}]}),
+    Card(key="rejected", questions=[approval], status="answered",
+         answer={"answers": [{"id": "approval", "selected": ["Cancel"]}]}),
+    Card(key="cancelled", questions=batch, status="cancelled",
+         notice="You cancelled this question; the agent was told."),
+    Card(key="expired", call_id="c-e", wait="timed", status="expired", questions=batch,
+         notice="The agent continued without an answer."),
+])
+states"""
+
+_THEME = """async (theme) => {
+  await window.jupyterapp.commands.execute("apputils:change-theme", { theme });
+}"""
+
+
+@pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
+def test_every_card_state_in_lab_with_its_css(
+    lab_notebook: LabNotebook, lab_root: Path, theme: str
+) -> None:
+    write_notebook(lab_root / "states.ipynb", [STATES_CELL])
+    nb = lab_notebook
+    nb.open("states.ipynb", workspace=f"states-{theme.split()[-1].lower()}")
+    nb.page.evaluate(_THEME, theme)
+    nb.run(0)
+    answered = nb.output(0).locator('article[data-key="answered"]')
+    answered.get_by_role("button", name="Expand the question card").click()
+    terms, details = answered.locator("dt"), answered.locator("dd")
+    expect(terms).to_have_count(3)
+    # JupyterLab's output area floats dt and dd side by side; the card stacks them.
+    for i in range(3):
+        term, detail = terms.nth(i), details.nth(i)
+        assert term.evaluate("el => getComputedStyle(el).float") == "none"
+        assert detail.evaluate("el => getComputedStyle(el).float") == "none"
+        term_box, detail_box = term.bounding_box(), detail.bounding_box()
+        assert term_box is not None and detail_box is not None
+        assert detail_box["x"] == term_box["x"]  # under its question, not beside it
+        assert detail_box["y"] >= term_box["y"] + term_box["height"] - 1
+    shade = theme.split()[-1].lower()
+    for key in ("pending", "approval", "plan", "timed", "continued", "answered", "rejected",
+                "cancelled", "expired"):  # fmt: skip
+        card = nb.output(0).locator(f'article[data-key="{key}"]')
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=str(ARTIFACTS / f"lab-card-{shade}-{key}.png"))  # looked at by eye
+    assert nb.log.errors == []

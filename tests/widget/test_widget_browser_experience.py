@@ -120,10 +120,12 @@ def test_a_send_with_no_reply_is_reported_and_rearms_the_card(wpage) -> None:
 
 def test_a_card_whose_kernel_is_gone_says_so(wpage) -> None:
     wpage.mount(QuestionWidget(cards=[long_list("g"), timed("t1")]))
-    # What ipywidgets' manager does on a kernel restart: mark the view, fire comm_live_update.
+    # What ipywidgets' manager does on a kernel restart: mark the view, say comm_live changed.
     wpage.page.evaluate(
-        """() => { for (const v of window.__views) v.el.classList.add('jupyter-widgets-disconnected');
-                   window.__model.fire('comm_live_update'); }"""
+        """() => {
+          for (const v of window.__views) v.el.classList.add('jupyter-widgets-disconnected');
+          window.__model.fire('comm_live_update');
+        }"""
     )
     for key in ("g", "t1"):
         card = wpage.card(key)
