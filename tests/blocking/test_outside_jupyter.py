@@ -74,6 +74,20 @@ def test_approve_blocking(service: ipyask.UserQuestions) -> None:
     assert ipyask.approve_blocking("Delete build/?", always="Always allow") == "Always allow"
 
 
+def test_approve_shows_its_approve_label_on_the_button(service: ipyask.UserQuestions) -> None:
+    script = ScriptedAnswerer({"approval": "Cancel"})
+    script.register(service)
+    answer = ipyask.approve_blocking(
+        "Apply the plan?", approve="Apply", reject="Cancel", always="Always allow terraform"
+    )
+    assert answer == "Cancel"
+    question = script.requests[0].questions[0]
+    card = ipyask.widget.Card(key="k", questions=[question]).view().presentation
+    assert isinstance(card, ipyask.widget.ApprovalPresentation)
+    assert card.approve_label == {"en": "Apply"}  # the button says what approve= says
+    assert card.question == {"en": "Apply the plan?"}
+
+
 def test_no_answerer_is_no_provider(service: ipyask.UserQuestions) -> None:
     with pytest.raises(ipyask.UserQuestionError) as caught:
         ipyask.ask_blocking("Anyone?")

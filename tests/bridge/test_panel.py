@@ -154,7 +154,9 @@ async def test_closing_an_unkeyed_card_cancels_and_a_keyed_one_refuses(svc, pane
     with pytest.raises(UserQuestionError) as caught:
         await task
     assert caught.value.code == "ASK_CANCELLED"
+    assert str(caught.value) == "The person cancelled this question instead of answering it."
     assert panel.get_card(key).status == "cancelled"
+    assert panel.get_card(key).notice == "You cancelled this question; the agent was told."
     keyed = await asked(svc, {"questions": [DB], "wait": {"callId": "c7"}})
     card = panel.get_cards()[-1]
     assert (card.key, card.wait) == ("-:c7", "indefinite")
@@ -172,6 +174,7 @@ async def test_an_aborted_signal_or_cancelled_task_marks_the_card_cancelled(svc,
         await task
     await drain()
     assert panel.get_cards()[0].status == "cancelled"
+    assert panel.get_cards()[0].notice == "The agent stopped waiting for this question."
     task = await asked(svc, {"questions": [DB]})
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -210,3 +210,41 @@ async def test_a_continued_card_follows_the_projection(
     )
     await drain()
     assert panel.get_card(key).status == ("expired" if outcome == "dropped" else "answered")
+
+
+async def test_a_hold_from_one_view_holds_the_question_for_every_view(
+    svc, agent, panel, sent, clock
+) -> None:
+    from ._helpers import FakeView
+
+    one, two = FakeView(panel, sent, "view-1"), FakeView(panel, sent, "view-2")
+    task = await timed(svc, agent)
+    key = only_key(panel)
+    one.send("claim", key=key)
+    two.send("claim", key=key)
+    await drain()
+    assert panel.get_card(key).held is None
+    one.send("hold", key=key)  # Take time in the first view
+    await drain()
+    assert panel.get_card(key).held is True  # synced: every view shows it held
+    assert panel.get_card(key).to_wire()["held"] is True
+    two.send("timed_out", key=key)  # the second view's countdown ran out before it knew
+    await drain()
+    assert two.errors[-1]["code"] == "HELD"
+    assert not task.done()
+    one.answer(key, ("db", ["SQLite"]))
+    assert (await task).answers[0].selected == ["SQLite"]
+
+
+async def test_a_hold_is_only_for_a_pending_timed_question(svc, panel, view) -> None:
+    task = asyncio.ensure_future(svc.ask({"questions": [DB]}))
+    await drain()
+    key = only_key(panel)
+    view.send("hold", key=key)
+    await drain()
+    assert view.errors[-1]["code"] == "NOT_TIMED"
+    view.send("hold", key="nope")
+    await drain()
+    assert view.errors[-1]["code"] == "UNKNOWN_CARD"
+    view.answer(key, ("db", ["SQLite"]))
+    await task

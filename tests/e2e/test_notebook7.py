@@ -66,7 +66,7 @@ def test_the_whole_quickstart(notebook7_page: Notebook7Page, lab_root: Path) -> 
 
     approval = page.get_by_role("article", name="Delete 3 files in build/?")
     expect(approval.get_by_role("button", name="Always allow")).to_be_visible()
-    approval.get_by_role("button", name="Allow once").click()  # labelled "Approve"
+    approval.get_by_role("button", name="Approve").click()  # the approve= label (the default)
     expect(results).to_contain_text("delete build files: Approve")
 
     batch = page.get_by_role("article", name="Which languages will you use?")

@@ -236,3 +236,11 @@ def test_the_transcript_under_the_panel_records_each_settled_question(
         "**Answered**\n- Which database? → **SQLite**\n\n**Answered**\n- Which cache? → **Redis**"
     )
     fe.kernel.wait_for(lambda: transcript() == [expected], timeout=5, what="the transcript")
+
+
+def test_a_cell_ending_in_show_panel_shows_the_panel_once(fe: HeadlessFrontend) -> None:
+    cell = fe.kernel.execute("ipyask.show_panel()")
+    assert len(cell.displayed_models) == 1  # shown by show_panel, not again as the cell's value
+    assert cell.result is None
+    again = fe.kernel.execute("ipyask.show_panel()\nipyask.show_panel()")
+    assert len(again.displayed_models) == 1  # once per cell

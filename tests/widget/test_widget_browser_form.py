@@ -205,7 +205,7 @@ def test_incomplete_date_and_too_many_choices(wpage) -> None:
 def test_decline_and_cancel_are_distinct(wpage, button: str) -> None:
     _mount(wpage)
     wpage.card("form1").get_by_role("textbox", name="Name").fill("A")  # values are not sent
-    wpage.card("form1").get_by_role("button", name=button).click()
+    wpage.card("form1").get_by_role("button", name=button, exact=True).click()
     assert _answers(wpage) == [{"id": "book", "selected": [button]}]
 
 

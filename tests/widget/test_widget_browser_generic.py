@@ -35,7 +35,7 @@ def test_generic_card_renders(wpage) -> None:
     expect(card.get_by_role("button", name="Collapse the question card")).to_have_attribute(
         "aria-expanded", "true"
     )
-    expect(card.get_by_role("button", name="Dismiss all questions")).to_be_visible()
+    expect(card.get_by_role("button", name="Cancel the question…")).to_be_visible()
     expect(card.locator(".ipyask-pager")).to_have_count(0)  # a single question has no pager
     expect(card.locator(".ipyask-wait")).to_have_count(1)
     expect(card.locator(".ipyask-wait")).to_be_hidden()  # blocking: no wait status
@@ -253,7 +253,7 @@ def test_collapse_hides_the_body_and_sends_nothing(wpage) -> None:
     assert wpage.sent() == []
 
 
-def test_close_hides_keyed_and_cancels_unkeyed(wpage) -> None:
+def test_close_hides_keyed_and_asks_before_cancelling_unkeyed(wpage) -> None:
     keyed = Card(key="k", call_id="c1", wait="indefinite", questions=generic().questions)
     wpage.mount(QuestionWidget(cards=[keyed, generic("u")]))
     wpage.clear_sent()
@@ -264,12 +264,25 @@ def test_close_hides_keyed_and_cancels_unkeyed(wpage) -> None:
     assert wpage.sent() == []
     restore = wpage.page.get_by_role("button", name="Show hidden questions (1)")
     expect(restore).to_be_focused()
-    wpage.card("u").get_by_role("button", name="Dismiss all questions").click()
-    expect(wpage.card("u")).to_be_hidden()
+    card = wpage.card("u")
+    card.get_by_role("button", name="Cancel the question…").click()
+    confirm = card.get_by_role("group", name="Cancel this question?")
+    expect(confirm).to_contain_text("The agent will be told that you cancelled it.")
+    keep = confirm.get_by_role("button", name="Keep the question")
+    expect(keep).to_be_focused()  # the safe choice is the default
+    wpage.page.keyboard.press("Enter")
+    expect(confirm).to_have_count(0)
+    expect(card.get_by_role("radio", name="SQLite")).to_be_enabled()
+    card.get_by_role("button", name="Cancel the question…").click()
+    wpage.page.keyboard.press("Escape")  # Escape keeps the question too
+    expect(confirm).to_have_count(0)
+    assert wpage.sent() == []
+    card.get_by_role("button", name="Cancel the question…").click()
+    confirm.get_by_role("button", name="Cancel the question", exact=True).click()
     assert [(m["kind"], m["key"]) for m in wpage.sent()] == [("cancel", "u")]
-    wpage.page.get_by_role("button", name="Show hidden questions (2)").click()
+    expect(card).to_be_visible()  # the card stays, to say it was cancelled
+    restore.click()
     expect(wpage.card("k")).to_be_visible()
-    expect(wpage.card("u")).to_be_visible()
     expect(wpage.page.locator(".ipyask-restore")).to_be_hidden()
 
 
@@ -311,9 +324,9 @@ def test_keyboard_digits_space_enter_and_arrows(wpage) -> None:
     wpage.page.keyboard.press("Space")  # toggles the focused checkbox (Auth)
     expect(b1.get_by_role("checkbox", checked=True)).to_have_count(2)
     wpage.page.keyboard.press("9")  # no option 9: nothing happens
-    wpage.page.keyboard.press("Enter")  # Enter on an option submits the batch -> q3 incomplete
+    wpage.page.keyboard.press("Enter")  # Enter on an option of a multi-select: Next
     expect(b1.locator(".ipyask-pager__pos > [aria-hidden]")).to_have_text("3 / 3")
-    expect(b1.get_by_role("status")).to_have_text("Please complete this question first.")
+    expect(b1.get_by_role("status")).to_have_text("")
     field = b1.get_by_role("textbox", name="Anything else?")
     expect(field).to_be_focused()
     field.press_sequentially("12")  # digits in a text field are text
@@ -347,7 +360,7 @@ def test_tab_order_reaches_every_control(wpage) -> None:
         wpage.page.keyboard.press("Tab")
     assert names == [
         "Collapse the question card",
-        "Dismiss all questions",
+        "Cancel the question…",
         "PostgreSQL",
         "SQLite",
         "Redis",
@@ -378,7 +391,7 @@ def test_language_zh_and_override(open_page) -> None:
     expect(card.get_by_role("button", name="跳过")).to_be_visible()
     expect(card.get_by_role("button", name="下一题", exact=True)).to_be_visible()
     expect(card.get_by_role("button", name="收起问题卡片")).to_be_visible()
-    expect(card.get_by_role("button", name="放弃整组问题")).to_be_visible()
+    expect(card.get_by_role("button", name="取消这个问题…")).to_be_visible()
     expect(wpage.card("t1").locator(".ipyask-wait")).to_have_text("10 秒后继续工作")
     expect(wpage.card("t1").get_by_role("button", name="慢慢回答")).to_be_visible()
     expect(wpage.card("t1").locator(".ipyask-badge")).to_have_text("推荐")

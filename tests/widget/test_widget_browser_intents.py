@@ -157,5 +157,7 @@ def test_approval_close(wpage) -> None:
     wpage.card("ak").get_by_role(
         "button", name="Close the panel — reopen it from the tool call"
     ).click()
-    wpage.card("au").get_by_role("button", name="Dismiss all questions").click()
+    wpage.card("au").get_by_role("button", name="Cancel the question…").click()
+    assert wpage.sent() == []  # not without confirming
+    wpage.card("au").get_by_role("button", name="Cancel the question", exact=True).click()
     assert [(m["kind"], m["key"]) for m in wpage.sent()] == [("cancel", "au")]

@@ -130,16 +130,16 @@ def _show_in_marimo() -> None:
     marimo.output.append(marimo.ui.anywidget(panel))
 
 
-def show_panel() -> QuestionPanel | None:
-    """Show the default panel in this cell's output (once per cell) and return it.
+def show_panel() -> None:
+    """Show the default panel in this cell's output (once per cell).
 
     The one-liners do this themselves; call it in the cell that starts an agent task, so the
     panel belongs to that cell (Voila shows only what a cell displays while it runs). In marimo
     it appends ``mo.ui.anywidget(panel)`` to the running cell's output. Outside a kernel and
-    marimo there is nothing to show: returns ``None``.
+    marimo there is nothing to show. Returns ``None``, so a cell ending in ``show_panel()``
+    shows the panel once (not again as the cell's value); :func:`default_panel` is the panel.
     """
     _show()
-    return _panel
 
 
 _cell_wait = CellWait(default_panel, _show)
@@ -225,8 +225,11 @@ async def approve(
 ) -> str:
     """Ask for a permission decision on the default panel; returns the chosen label.
 
-    The card offers Reject and Approve (allow once), and Always allow when ``always`` names a
-    label for it. ``subject`` names who asks (``icon``: an https/http/data:image URL).
+    The card offers Reject, the ``approve`` button (allow once), and Always allow when
+    ``always`` names a label for it; the label of the button clicked is what returns. The
+    answered card says what the person did ("Rejected", the approve label, "Always allowed")
+    and, beside it, the label returned when that differs. ``subject`` names who asks
+    (``icon``: an https/http/data:image URL).
     """
     item = _approval_item(question, detail, subject, icon, approve, reject, always)
     request = AskUserQuestionRequest.model_validate({"questions": [item]})
@@ -249,6 +252,8 @@ def _approval_item(
         intent["always"] = always
     if subject is not None:
         intent["subject"] = {"name": subject, **({"icon": icon} if icon else {})}
+    # The card words Reject and Always allow itself; its approve button says ``approve``.
+    intent["display"] = {"question": {"en": question}, "approve": {"en": approve}}
     item = {
         "id": "approval",
         "question": question,

@@ -164,6 +164,9 @@ class Card(WireModel):
     """The last countdown frame; only on ``timed`` cards."""
     notice: str | None = None
     """Optional plain text shown on the card, e.g. why it expired."""
+    held: Literal[True] | None = None
+    """The person holds this timed card (Take time, or started answering in some view): every
+    view waits for them instead of counting down. Only on ``timed`` cards."""
 
     @model_validator(mode="before")
     @classmethod
@@ -185,6 +188,8 @@ class Card(WireModel):
             raise ValueError("only an 'answered' card carries an answer")
         if self.frame is not None and self.wait != "timed":
             raise ValueError("only a 'timed' card carries a countdown frame")
+        if self.held and self.wait != "timed":
+            raise ValueError("only a 'timed' card can be held")
         return self
 
     @property

@@ -25,6 +25,7 @@ __all__ = [
     "FrameMessage",
     "HeartbeatMessage",
     "HelloMessage",
+    "HoldMessage",
     "KernelMessage",
     "ReleaseMessage",
     "TimedOutMessage",
@@ -140,6 +141,14 @@ class TimedOutMessage(_FromView):
     key: _Key
 
 
+class HoldMessage(_FromView):
+    """The person holds a pending timed card (Take time, or started answering): every view
+    waits for them; the card's ``held`` says so in the synced state."""
+
+    kind: Literal["hold"] = "hold"
+    key: _Key
+
+
 class HeartbeatMessage(_FromView):
     """Sent every 5 s while the view claims at least one card; lists every key it claims."""
 
@@ -154,7 +163,8 @@ ViewMessage = Annotated[
     | ClaimMessage
     | ReleaseMessage
     | TimedOutMessage
-    | HeartbeatMessage,
+    | HeartbeatMessage
+    | HoldMessage,
     Field(discriminator="kind"),
 ]
 """Any view → kernel message."""
@@ -176,6 +186,7 @@ ViewErrorCode = Literal[
     "UNKNOWN_CARD",
     "NOT_PENDING",
     "NOT_TIMED",
+    "HELD",
     "KEYED_CARD",
     "BAD_ANSWER",
     "ALREADY_ANSWERED",

@@ -236,6 +236,7 @@ class QuestionWidget(anywidget.AnyWidget):
         answer: AskUserQuestionAnswer | Mapping[str, Any] | None = _UNSET,
         frame: CountdownFrame | Mapping[str, Any] | None = _UNSET,
         notice: str | None = _UNSET,
+        held: bool | None = _UNSET,
     ) -> Card:
         """Change some fields of the card with ``key`` (validated); returns the new card."""
         changes = {
@@ -245,6 +246,7 @@ class QuestionWidget(anywidget.AnyWidget):
                 ("answer", answer),
                 ("frame", frame),
                 ("notice", notice),
+                ("held", _UNSET if held is _UNSET else (held or None)),
             )
             if value is not _UNSET
         }

@@ -34,6 +34,17 @@ HEARTBEAT_TIMEOUT_MS = 15_000
 """A view that sent no heartbeat for this long has gone: its claims are released."""
 
 
+_CANCELLED_NOTICES = {
+    "ASK_CANCELLED": "You cancelled this question; the agent was told.",
+    "ASK_ABORTED": "The agent stopped waiting for this question.",
+}
+"""What a cancelled card says, in plain words, for the codes a person meets."""
+
+
+def _cancelled_notice(error: UserQuestionError) -> str:
+    return _CANCELLED_NOTICES.get(error.code, error.message)
+
+
 class QuestionPanel(QuestionWidget):
     """Shows every request of ``service`` as a card and settles it from the person's answer.
 
@@ -105,7 +116,7 @@ class QuestionPanel(QuestionWidget):
             elif isinstance(error, UserQuestionError) and error.code == "ASK_TIMED_OUT":
                 self.continued.after_timeout(held)
             elif isinstance(error, UserQuestionError):
-                self._outcomes.mark(key, "cancelled", error.message)
+                self._outcomes.mark(key, "cancelled", _cancelled_notice(error))
             raise
         finally:
             self.claims.release(key)

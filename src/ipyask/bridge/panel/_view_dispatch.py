@@ -16,6 +16,7 @@ from ...widget import (
     CancelMessage,
     ClaimMessage,
     HeartbeatMessage,
+    HoldMessage,
     QuestionWidget,
     ReleaseMessage,
     TimedOutMessage,
@@ -28,7 +29,10 @@ from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import HeldRequest
 
-__all__ = ["Refused", "ViewMessageDispatcher"]
+__all__ = ["CANCELLED_BY_PERSON", "Refused", "ViewMessageDispatcher"]
+
+CANCELLED_BY_PERSON = "The person cancelled this question instead of answering it."
+"""What the agent reads (``ASK_CANCELLED``) when the person cancels a card."""
 
 log = logging.getLogger("ipyask")
 
@@ -122,13 +126,20 @@ class ViewMessageDispatcher:
             held = self._pending(message.key)
             if held.call_id is not None:
                 raise Refused("KEYED_CARD", "a card with a call id is hidden, not cancelled")
-            held.settlement.reject(UserQuestionError.of("ASK_CANCELLED"))
+            held.settlement.reject(UserQuestionError(CANCELLED_BY_PERSON, "ASK_CANCELLED"))
         elif isinstance(message, ClaimMessage):
             held = self._timed(message.key)
             assert held.agent is not None and held.call_id is not None  # a timed wait has both
             self._claims.claim(message.key, message.view_id, held.agent, held.call_id)
+        elif isinstance(message, HoldMessage):
+            self._timed(message.key)
+            if not self._widget.store.card(message.key).held:
+                self._widget.update_card(message.key, held=True)
         elif isinstance(message, TimedOutMessage):
-            self._timed(message.key).settlement.reject(UserQuestionError.of("ASK_TIMED_OUT"))
+            held = self._timed(message.key)
+            if self._widget.store.card(message.key).held:
+                raise Refused("HELD", "the person is taking time to answer this question")
+            held.settlement.reject(UserQuestionError.of("ASK_TIMED_OUT"))
 
     def _pending(self, key: str) -> HeldRequest:
         held = self._held.get(key)

@@ -10,6 +10,7 @@
  *   off(event: string, callback?: (...args: any[]) => void): void,
  *   send(content: object, callbacks?: unknown, buffers?: ArrayBuffer[]): void,
  *   save_changes(): void,
+ *   widget_manager?: any,
  * }} Model
  * @typedef {{label: string, description?: string}} Option
  * @typedef {{id: string, question: string, detail?: string, header?: string,
@@ -39,7 +40,7 @@
  *   a refused tool-approval or form answer: what is wrong per field (`""`: the whole answer)
  * @typedef {{key: string, callId?: string, wait: "none" | "indefinite" | "timed",
  *   questions: Question[], status: "pending" | "continued" | "answered" | "cancelled" | "expired",
- *   answer?: Answer, frame?: {remainingMs: number, seq: number}, notice?: string,
+ *   answer?: Answer, frame?: {remainingMs: number, seq: number}, notice?: string, held?: boolean,
  *   view: {presentation: Presentation, detailHtml: (string | null)[]}}} Card
  * @typedef {{selected: string[], custom: string, skipped: boolean}} Draft
  * @typedef {{seq: number, deadline: number}} Anchor

@@ -19,6 +19,8 @@ import { STRINGS, fill } from "./strings.js";
 
 const TICK_MS = 250;
 const HEARTBEAT_MS = 5000;
+/** ipywidgets marks a view whose model lost its kernel (restarted, or the page disconnected). */
+const DISCONNECTED = ".jupyter-widgets-disconnected";
 
 /** @param {number} bytes */
 function randomId(bytes) {
@@ -46,6 +48,8 @@ export class View {
     /** @type {Set<string>} */
     this.claimed = new Set();
     this.windowActive = !document.hidden;
+    /** the kernel behind the model is gone (restarted): no card here is live any more */
+    this.disconnected = false;
     this.root = h("div", { class: "ipyask" });
     this.banner = h("div", { class: "ipyask-banner", role: "alert" });
     this.list = h("div", { class: "ipyask-cards" });
@@ -59,6 +63,20 @@ export class View {
     this.onVisibility = () => this.setWindowActive(!document.hidden);
     this.onBlur = () => this.setWindowActive(false);
     this.onFocus = () => this.setWindowActive(!document.hidden);
+    // ipywidgets' manager sets the model's comm_live to false when the kernel restarts, fires
+    // "comm_live_update" and marks the view's element; the model proxy does not show comm_live.
+    // Never back to live: the old kernel's questions are gone for good.
+    this.onCommLive = () => setTimeout(() => el.closest(DISCONNECTED) && this.setDisconnected(true), 0);
+    model.on("comm_live_update", this.onCommLive);
+    // JupyterLab's widget manager exposes its kernel connection: a restart or a dead kernel
+    // ends every question of this model (the new kernel knows none of them).
+    /** @type {{statusChanged?: {connect: Function, disconnect: Function}} | undefined} */
+    const kernel = model.widget_manager?.kernel;
+    this.kernelSignal = kernel?.statusChanged;
+    this.onKernelStatus = (/** @type {unknown} */ _kernel, /** @type {unknown} */ status) => {
+      if (status === "restarting" || status === "autorestarting" || status === "dead") this.setDisconnected(true);
+    };
+    this.kernelSignal?.connect(this.onKernelStatus, this);
     model.on("change:language", this.onLanguage);
     document.addEventListener("visibilitychange", this.onVisibility);
     window.addEventListener("blur", this.onBlur);
@@ -165,6 +183,16 @@ export class View {
     this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text), close));
   }
 
+  /** @param {boolean} disconnected */
+  setDisconnected(disconnected) {
+    if (this.disconnected === disconnected) return;
+    this.disconnected = disconnected;
+    for (const card of this.cards.values()) {
+      card.render();
+      this.updateClaim(card);
+    }
+  }
+
   /** @param {boolean} active */
   setWindowActive(active) {
     if (this.windowActive === active) return;
@@ -198,14 +226,18 @@ export class View {
   }
 
   /**
+   * Send a message to the kernel; false when it could not go out.
    * @param {string} kind
    * @param {Record<string, unknown>} fields
    */
   send(kind, fields) {
+    if (this.disconnected) return false;
     try {
       this.model.send({ kind, protocolVersion: PROTOCOL_VERSION, viewId: this.id, ...fields });
+      return true;
     } catch (error) {
       console.warn("ipyask: could not send a message to the kernel", error);
+      return false;
     }
   }
 
@@ -214,6 +246,8 @@ export class View {
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);
+    this.model.off("comm_live_update", this.onCommLive);
+    this.kernelSignal?.disconnect(this.onKernelStatus, this);
     document.removeEventListener("visibilitychange", this.onVisibility);
     window.removeEventListener("blur", this.onBlur);
     window.removeEventListener("focus", this.onFocus);

@@ -226,7 +226,11 @@ var STRINGS = {
     collapse: "Collapse the question card",
     expand: "Expand the question card",
     closeKeyed: "Close the panel — reopen it from the tool call",
-    dismissAll: "Dismiss all questions",
+    dismissAll: "Cancel the question…",
+    cancelTitle: "Cancel this question?",
+    cancelText: "The agent will be told that you cancelled it.",
+    keepQuestion: "Keep the question",
+    cancelQuestion: "Cancel the question",
     previous: "Previous question",
     following: "Next question",
     questionOf: "Question {index} of {total}",
@@ -241,6 +245,10 @@ var STRINGS = {
     reject: "Reject",
     allowOnce: "Allow once",
     alwaysAllow: "Always allow",
+    rejected: "Rejected",
+    allowedOnce: "Allowed once",
+    alwaysAllowed: "Always allowed",
+    agentReceived: "{did} · the agent received “{value}”",
     showHidden: "Show hidden questions ({count})",
     dismissError: "Dismiss the message",
     showImages: "Show images from {host}",
@@ -277,7 +285,11 @@ var STRINGS = {
     fewChoices: "Choose at least {count}.",
     manyChoices: "Choose at most {count}.",
     fieldError: "{field}: {error}",
-    fixFields: "Please correct the fields marked below."
+    fixFields: "Please correct the fields marked below.",
+    kernelGone: "The kernel restarted — this question is no longer live.",
+    noLongerLive: "No longer live",
+    sendFailed: "Could not reach the kernel. Is it still running? Try again.",
+    noReply: "No reply from the kernel yet: it may be busy or restarted. You can try again."
   },
   zh: {
     countdown: "{seconds} 秒后继续工作",
@@ -301,7 +313,11 @@ var STRINGS = {
     collapse: "收起问题卡片",
     expand: "展开问题卡片",
     closeKeyed: "收起问题面板，可从工具调用重新打开",
-    dismissAll: "放弃整组问题",
+    dismissAll: "取消这个问题…",
+    cancelTitle: "取消这个问题？",
+    cancelText: "智能体会得知你取消了它。",
+    keepQuestion: "保留问题",
+    cancelQuestion: "取消问题",
     previous: "上一个问题",
     following: "下一个问题",
     questionOf: "第 {index} 题，共 {total} 题",
@@ -316,6 +332,10 @@ var STRINGS = {
     reject: "拒绝",
     allowOnce: "允许一次",
     alwaysAllow: "始终允许",
+    rejected: "已拒绝",
+    allowedOnce: "已允许一次",
+    alwaysAllowed: "已始终允许",
+    agentReceived: "{did} · 智能体收到“{value}”",
     showHidden: "显示已收起的问题（{count}）",
     dismissError: "关闭提示",
     showImages: "显示来自 {host} 的图片",
@@ -352,7 +372,11 @@ var STRINGS = {
     fewChoices: "至少选择 {count} 项。",
     manyChoices: "最多选择 {count} 项。",
     fieldError: "{field}：{error}",
-    fixFields: "请修正下面标出的字段。"
+    fixFields: "请修正下面标出的字段。",
+    kernelGone: "内核已重启，这个问题已失效。",
+    noLongerLive: "已失效",
+    sendFailed: "无法连接内核。它还在运行吗？请再试一次。",
+    noReply: "内核还没有回应：它可能正忙或已重启。你可以再试一次。"
   }
 };
 function fill(template, values) {
@@ -579,7 +603,8 @@ function header(controller, parts) {
   );
 }
 function notice(controller) {
-  return controller.card.notice ? h("p", { class: "ipyask-notice" }, controller.card.notice) : null;
+  const text = controller.dead ? controller.t.kernelGone : controller.card.notice;
+  return text ? h("p", { class: "ipyask-notice" }, text) : null;
 }
 function feedbackLine(controller) {
   const feedback = controller.feedback;
@@ -602,6 +627,21 @@ function button(controller, action, text, options = {}) {
     },
     options.icon ? icon(options.icon) : null,
     text
+  );
+}
+function cancelConfirm(controller) {
+  const t = controller.t;
+  const titleId = controller.view.nextId();
+  return h(
+    "div",
+    { class: "ipyask-confirm", role: "group", "aria-labelledby": titleId, "data-role": "confirm" },
+    h("p", { class: "ipyask-confirm__text" }, h("strong", { id: titleId }, t.cancelTitle), " ", t.cancelText),
+    h(
+      "div",
+      { class: "ipyask-buttons" },
+      h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline", "data-action": "cancel-confirmed", "data-focus": "cancel-confirmed" }, t.cancelQuestion),
+      h("button", { type: "button", class: "ipyask-btn ipyask-btn--primary", "data-action": "keep", "data-focus": "keep", "data-keep": true }, t.keepQuestion)
+    )
   );
 }
 
@@ -629,7 +669,7 @@ function build(c) {
   ) : null;
   const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.waitingApproval];
   const head = header(c, { eyebrow, title: question, subject });
-  const details = h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details" });
+  const details = h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details", "data-scroll": "details" });
   if (typeof detail === "string") details.append(markdownBlock(detail));
   const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", t.reject));
   if (approval2.always) buttons.append(button(c, "always", t.alwaysAllow));
@@ -734,6 +774,17 @@ function selectOption(c, index) {
   if (!question.multiSelect && c.index < c.card.questions.length - 1) go(c, c.index + 1);
   else c.render();
 }
+function enterOnOption(c, index) {
+  if (c.busy || !c.answerable) return;
+  const question = c.card.questions[c.index];
+  const last = c.index === c.card.questions.length - 1;
+  if (!question.multiSelect) {
+    selectOption(c, index);
+    if (last) submit(c);
+  } else {
+    primary(c);
+  }
+}
 function go(c, index) {
   if (index < 0 || index >= c.card.questions.length || c.busy) return;
   c.index = index;
@@ -787,7 +838,7 @@ function build2(c) {
   const head = header(c, { eyebrow: question.header ? [question.header] : [], title: question.question, bodyId });
   const titleId = head.querySelector("h2")?.id ?? "";
   if (c.collapsed) return [head, notice(c)].filter(isNode);
-  const body = h("div", { class: "ipyask-body", id: bodyId });
+  const body = h("div", { class: "ipyask-body", id: bodyId, "data-scroll": `question-${c.index}` });
   const html = c.card.view.detailHtml[c.index];
   if (typeof html === "string") body.append(markdownBlock(html));
   const options = question.options ?? [];
@@ -1320,7 +1371,7 @@ function build4(c) {
   const titleId = head.querySelector("h2")?.id ?? "";
   const parts = [head, notice(c)];
   if (!c.collapsed) {
-    const body = h("div", { class: "ipyask-body ipyask-plan", id: bodyId, role: "group", tabindex: "0", "aria-labelledby": titleId, "data-focus": "plan" });
+    const body = h("div", { class: "ipyask-body ipyask-plan", id: bodyId, role: "group", tabindex: "0", "aria-labelledby": titleId, "data-focus": "plan", "data-scroll": "plan" });
     body.append(markdownBlock(c.card.view.detailHtml[0] ?? ""));
     parts.push(body);
   }
@@ -1353,7 +1404,8 @@ function build5(c) {
   if (answer) {
     const values = items.flatMap(answerValues);
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    body.append(h("p", { class: "ipyask-summary__line" }, values.length ? values.join(", ") : t.skipped));
+    const line = approvalSummary(c, items) ?? (values.length ? values.join(", ") : t.skipped);
+    body.append(h("p", { class: "ipyask-summary__line" }, line));
     if (c.expanded) {
       const list = h("dl", { class: "ipyask-summary__list" });
       for (const question of c.card.questions) {
@@ -1371,6 +1423,15 @@ function build5(c) {
     notice(c)
   );
   return parts.filter(isNode);
+}
+function approvalSummary(c, items) {
+  const p = c.presentation;
+  const value = items[0]?.selected[0];
+  if (p.kind !== "approval" || value === void 0) return null;
+  const t = c.t;
+  const did = value === p.reject ? t.rejected : value === p.always ? t.alwaysAllowed : value === p.approve ? localized(p.approveLabel, c.view.locale) ?? t.allowedOnce : null;
+  if (did === null) return null;
+  return did === value ? did : fill(t.agentReceived, { did, value });
 }
 function answerValues(item) {
   const custom = (item.custom ?? "").trim();
@@ -1759,7 +1820,9 @@ var Countdown = class {
   }
   /** The person started answering: from now on the card waits for them. */
   engage() {
-    if (this.held === null) this.held = "editing";
+    if (this.held !== null) return;
+    this.held = "editing";
+    this.controller.sendHold();
   }
   isPaused() {
     return this.focused && this.controller.view.windowActive && this.held === null;
@@ -1794,7 +1857,7 @@ var Countdown = class {
   tick(now) {
     const controller = this.controller;
     const card = controller.card;
-    if (card.wait !== "timed" || card.status !== "pending" || controller.hidden) return;
+    if (card.wait !== "timed" || card.status !== "pending" || controller.hidden || controller.dead) return;
     const remaining = this.remaining(now);
     if (remaining === null) return;
     const claimed = controller.view.claimed.has(card.key);
@@ -1809,6 +1872,7 @@ var Countdown = class {
   statusText() {
     const t = this.controller.t;
     const status = this.controller.card.status;
+    if (this.controller.dead) return t.noLongerLive;
     if (status !== "pending") return t[status];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";
@@ -1817,7 +1881,8 @@ var Countdown = class {
     return fill(this.timing.paused !== null ? t.paused : t.countdown, { seconds });
   }
   showTakeTime() {
-    return !this.controller.busy && this.held === null && this.remaining(Date.now()) !== null;
+    const c = this.controller;
+    return !c.busy && !c.dead && this.held === null && this.remaining(Date.now()) !== null;
   }
   takeTimeButton() {
     return h(
@@ -1860,6 +1925,12 @@ function onKeyDown(controller, event) {
     /** @type {HTMLElement} */
     event.target
   );
+  if (controller.confirmingCancel && event.key === "Escape") {
+    event.preventDefault();
+    controller.keep();
+    return;
+  }
+  if (target.closest("[data-role=confirm]")) return;
   const composing = event.isComposing || event.keyCode === 229;
   const modified = event.altKey || event.ctrlKey || event.metaKey;
   const kind = controller.presentation.kind;
@@ -1886,7 +1957,7 @@ function onKeyDown(controller, event) {
   if (isEditable(target) || modified || composing) return;
   if (action === "option" && event.key === "Enter") {
     event.preventDefault();
-    submit(controller);
+    enterOnOption(controller, Number(target.dataset.index));
   } else if (action === "option" && /^Arrow(?:Up|Down|Left|Right)$/.test(event.key)) {
     event.preventDefault();
     const buttons = Array.from(controller.el.querySelectorAll("[data-action=option]"));
@@ -1903,6 +1974,7 @@ function onKeyDown(controller, event) {
 }
 
 // src/ipyask/widget/js/card/controller.js
+var REPLY_MS = 5e3;
 var PRESENTERS = /* @__PURE__ */ new Map([
   ["generic", generic],
   ["plan-review", planReview],
@@ -1927,6 +1999,8 @@ var CardController = class {
     this.expanded = false;
     this.hidden = false;
     this.busy = false;
+    this.replyTimer = void 0;
+    this.confirmingCancel = false;
     this.rendering = false;
     this.feedback = null;
     this.refusal = null;
@@ -1951,8 +2025,13 @@ var CardController = class {
   get presentation() {
     return this.card.view.presentation;
   }
+  /** Whether the person can still answer here: pending or continued, and the kernel is there. */
   get answerable() {
-    return this.card.status === "pending" || this.card.status === "continued";
+    return (this.card.status === "pending" || this.card.status === "continued") && !this.view.disconnected;
+  }
+  /** An answerable card whose kernel is gone: it says so instead of taking answers. */
+  get dead() {
+    return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
   }
   get keyed() {
     return typeof this.card.callId === "string";
@@ -1973,11 +2052,13 @@ var CardController = class {
       this.countdown.held = null;
       this.drafts = freshDrafts(card.questions);
     }
+    if (card.held && this.countdown.held === null) this.countdown.held = "waiting";
     if (previous && previous.status !== card.status) {
       this.countdown.timedOut = false;
       if (!this.answerable) {
         this.busy = false;
         this.feedback = null;
+        this.confirmingCancel = false;
       }
     } else if (previous && previous.notice !== card.notice) {
       this.busy = false;
@@ -1993,17 +2074,21 @@ var CardController = class {
     this.view.updateClaim(this);
   }
   wantsClaim() {
-    return this.card.wait === "timed" && this.card.status === "pending" && !this.hidden;
+    return this.card.wait === "timed" && this.card.status === "pending" && !this.hidden && !this.view.disconnected;
   }
   canSubmit() {
     return this.answerable && !this.countdown.timedOut;
   }
-  /** @param {"first"} [focusHint] */
+  /** @param {"first" | "keep"} [focusHint] */
   render(focusHint) {
     const active = document.activeElement;
     const hadFocus = active instanceof HTMLElement && this.el.contains(active);
     const focusKey = hadFocus && active !== this.el ? active.dataset.focus ?? null : null;
     const selection = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : null;
+    const scrolled = /* @__PURE__ */ new Map();
+    for (const part of this.el.querySelectorAll("[data-scroll]")) {
+      if (part instanceof HTMLElement) scrolled.set(part.dataset.scroll ?? "", [part.scrollTop, part.scrollLeft]);
+    }
     this.rendering = true;
     const kind = this.answerable ? this.presentation.kind : "settled";
     this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
@@ -2012,10 +2097,17 @@ var CardController = class {
     this.el.dataset.key = this.card.key;
     this.countdown.signature = "";
     this.presenter = PRESENTERS.get(kind) ?? generic;
-    this.el.replaceChildren(...this.presenter.build(this));
+    const nodes = this.presenter.build(this);
+    if (this.confirmingCancel && this.answerable) nodes.splice(1, 0, cancelConfirm(this));
+    this.el.replaceChildren(...nodes);
+    for (const part of this.el.querySelectorAll("[data-scroll]")) {
+      const place = part instanceof HTMLElement ? scrolled.get(part.dataset.scroll ?? "") : void 0;
+      if (place) [part.scrollTop, part.scrollLeft] = place;
+    }
     this.countdown.signature = `${this.countdown.statusText()}|${this.countdown.showTakeTime()}`;
     let target = null;
-    if (focusHint === "first") target = this.el.querySelector("[data-first]");
+    if (focusHint === "keep") target = this.el.querySelector("[data-keep]");
+    else if (focusHint === "first") target = this.el.querySelector("[data-first]");
     else if (focusKey) target = this.el.querySelector(`[data-focus="${focusKey}"]`);
     if ((hadFocus || focusHint) && !this.hidden) {
       if (!target || /** @type {HTMLButtonElement} */
@@ -2035,21 +2127,51 @@ var CardController = class {
     const action = target.dataset.action ?? "";
     if (action === "take-time") this.takeTime();
     else if (action === "collapse") this.toggleCollapse();
-    else if (action === "close" || action === "dismiss") this.close();
+    else if (action === "close") this.close();
+    else if (action === "dismiss") this.close(true);
+    else if (action === "keep") this.keep();
+    else if (action === "cancel-confirmed") this.cancelQuestion();
     else this.presenter.act?.(this, action, target);
   }
   /** @param {AnswerItem[]} answers */
   sendAnswer(answers) {
     if (this.busy || !this.canSubmit()) return;
-    this.busy = true;
+    this.send("answer", { answer: { answers } });
+  }
+  /**
+   * Send `kind` about this card and wait for the kernel: a send that fails, or gets no reply
+   * (a card change or an error) within REPLY_MS, is reported on the card and re-arms it.
+   * @param {string} kind
+   * @param {Record<string, unknown>} fields
+   */
+  send(kind, fields) {
     this.feedback = null;
     this.refusal = null;
-    this.view.send("answer", { key: this.card.key, answer: { answers } });
+    if (!this.view.send(kind, { key: this.card.key, ...fields })) {
+      this.feedback = { text: this.t.sendFailed, error: true };
+      this.render();
+      return;
+    }
+    this.busy = true;
+    clearTimeout(this.replyTimer);
+    this.replyTimer = setTimeout(() => this.noReply(), REPLY_MS);
+    this.render();
+  }
+  noReply() {
+    if (!this.busy) return;
+    this.busy = false;
+    this.feedback = { text: this.t.noReply, error: true };
     this.render();
   }
   takeTime() {
     this.countdown.held = "waiting";
+    this.sendHold();
     this.render();
+  }
+  /** Tell the kernel the person holds this timed question, so every view waits for them. */
+  sendHold() {
+    const card = this.card;
+    if (card.wait === "timed" && card.status === "pending" && !card.held) this.view.send("hold", { key: card.key });
   }
   toggleCollapse() {
     if (this.busy) return;
@@ -2057,13 +2179,37 @@ var CardController = class {
     else this.expanded = !this.expanded;
     this.render();
   }
-  close() {
+  /**
+   * Close: a keyed card hides (its tool call reopens it); an un-keyed question asks first,
+   * unless `confirmed` (a button that says it declines, such as a plan's Request changes).
+   * @param {boolean} [confirmed]
+   */
+  close(confirmed = false) {
     if (this.busy) return;
-    if (!this.keyed && this.answerable) this.view.send("cancel", { key: this.card.key });
+    if (!this.keyed && this.answerable && confirmed) {
+      this.cancelQuestion();
+      return;
+    }
+    if (!this.keyed && this.answerable) {
+      this.confirmingCancel = true;
+      this.render("keep");
+      return;
+    }
     this.hidden = true;
     this.render();
     this.view.updateClaim(this);
     this.view.updateRestore(true);
+  }
+  keep() {
+    this.confirmingCancel = false;
+    this.render();
+    this.el.querySelector("[data-action=close]")?.focus({ preventScroll: true });
+  }
+  /** The person confirmed: cancel the question; the card stays to say it was cancelled. */
+  cancelQuestion() {
+    this.confirmingCancel = false;
+    if (this.busy || this.keyed || !this.answerable) return;
+    this.send("cancel", {});
   }
   /**
    * @param {string} text
@@ -2080,6 +2226,7 @@ var CardController = class {
     this.render();
   }
   destroy() {
+    clearTimeout(this.replyTimer);
     this.el.remove();
   }
 };
@@ -2087,6 +2234,7 @@ var CardController = class {
 // src/ipyask/widget/js/view.js
 var TICK_MS = 250;
 var HEARTBEAT_MS = 5e3;
+var DISCONNECTED = ".jupyter-widgets-disconnected";
 function randomId(bytes) {
   const data = new Uint8Array(bytes);
   crypto.getRandomValues(data);
@@ -2108,6 +2256,7 @@ var View = class {
     this.cards = /* @__PURE__ */ new Map();
     this.claimed = /* @__PURE__ */ new Set();
     this.windowActive = !document.hidden;
+    this.disconnected = false;
     this.root = h("div", { class: "ipyask" });
     this.banner = h("div", { class: "ipyask-banner", role: "alert" });
     this.list = h("div", { class: "ipyask-cards" });
@@ -2120,6 +2269,14 @@ var View = class {
     this.onVisibility = () => this.setWindowActive(!document.hidden);
     this.onBlur = () => this.setWindowActive(false);
     this.onFocus = () => this.setWindowActive(!document.hidden);
+    this.onCommLive = () => setTimeout(() => el.closest(DISCONNECTED) && this.setDisconnected(true), 0);
+    model.on("comm_live_update", this.onCommLive);
+    const kernel = model.widget_manager?.kernel;
+    this.kernelSignal = kernel?.statusChanged;
+    this.onKernelStatus = (_kernel, status) => {
+      if (status === "restarting" || status === "autorestarting" || status === "dead") this.setDisconnected(true);
+    };
+    this.kernelSignal?.connect(this.onKernelStatus, this);
     model.on("change:language", this.onLanguage);
     document.addEventListener("visibilitychange", this.onVisibility);
     window.addEventListener("blur", this.onBlur);
@@ -2214,6 +2371,15 @@ var View = class {
     close.addEventListener("click", () => this.banner.replaceChildren());
     this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text), close));
   }
+  /** @param {boolean} disconnected */
+  setDisconnected(disconnected) {
+    if (this.disconnected === disconnected) return;
+    this.disconnected = disconnected;
+    for (const card of this.cards.values()) {
+      card.render();
+      this.updateClaim(card);
+    }
+  }
   /** @param {boolean} active */
   setWindowActive(active) {
     if (this.windowActive === active) return;
@@ -2242,14 +2408,18 @@ var View = class {
     if (this.claimed.size > 0) this.send("heartbeat", { keys: Array.from(this.claimed) });
   }
   /**
+   * Send a message to the kernel; false when it could not go out.
    * @param {string} kind
    * @param {Record<string, unknown>} fields
    */
   send(kind, fields) {
+    if (this.disconnected) return false;
     try {
       this.model.send({ kind, protocolVersion: PROTOCOL_VERSION, viewId: this.id, ...fields });
+      return true;
     } catch (error) {
       console.warn("ipyask: could not send a message to the kernel", error);
+      return false;
     }
   }
   destroy() {
@@ -2257,6 +2427,8 @@ var View = class {
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);
+    this.model.off("comm_live_update", this.onCommLive);
+    this.kernelSignal?.disconnect(this.onKernelStatus, this);
     document.removeEventListener("visibilitychange", this.onVisibility);
     window.removeEventListener("blur", this.onBlur);
     window.removeEventListener("focus", this.onFocus);

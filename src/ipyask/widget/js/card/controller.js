@@ -15,6 +15,7 @@ import { toolApproval } from "../presentations/tool-approval.js";
 import { Countdown } from "./countdown.js";
 import { freshDrafts } from "./drafts.js";
 import { onKeyDown } from "./keyboard.js";
+import { cancelConfirm } from "./parts.js";
 
 /**
  * @import { AnswerItem, Card, Draft, Refusal } from "../types.js"
@@ -30,6 +31,9 @@ import { onKeyDown } from "./keyboard.js";
  * @property {(controller: CardController, event: KeyboardEvent) => void} [key] the card's keys,
  *   in place of the shared ones (card/keyboard.js)
  */
+
+/** How long a card waits for the kernel's reply to what it sent before saying there is none. */
+const REPLY_MS = 5000;
 
 /** @type {Map<string, Presenter>} by rendered kind; an unknown kind renders as generic */
 const PRESENTERS = new Map([
@@ -59,6 +63,10 @@ export class CardController {
     this.expanded = false;
     this.hidden = false;
     this.busy = false;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.replyTimer = undefined;
+    /** the person pressed close on an un-keyed question: Keep or Cancel it */
+    this.confirmingCancel = false;
     this.rendering = false;
     /** @type {{text: string, error: boolean} | null} */
     this.feedback = null;
@@ -85,8 +93,14 @@ export class CardController {
     return this.card.view.presentation;
   }
 
+  /** Whether the person can still answer here: pending or continued, and the kernel is there. */
   get answerable() {
-    return this.card.status === "pending" || this.card.status === "continued";
+    return (this.card.status === "pending" || this.card.status === "continued") && !this.view.disconnected;
+  }
+
+  /** An answerable card whose kernel is gone: it says so instead of taking answers. */
+  get dead() {
+    return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
   }
 
   get keyed() {
@@ -109,11 +123,14 @@ export class CardController {
       this.countdown.held = null;
       this.drafts = freshDrafts(card.questions);
     }
+    // A hold from any view (Take time, or answering) holds the question in this one too.
+    if (card.held && this.countdown.held === null) this.countdown.held = "waiting";
     if (previous && previous.status !== card.status) {
       this.countdown.timedOut = false;
       if (!this.answerable) {
         this.busy = false;
         this.feedback = null;
+        this.confirmingCancel = false;
       }
     } else if (previous && previous.notice !== card.notice) {
       // The kernel acknowledged a late answer ("Answer sent") or reopened the card after the
@@ -132,20 +149,26 @@ export class CardController {
   }
 
   wantsClaim() {
-    return this.card.wait === "timed" && this.card.status === "pending" && !this.hidden;
+    return this.card.wait === "timed" && this.card.status === "pending" && !this.hidden && !this.view.disconnected;
   }
 
   canSubmit() {
     return this.answerable && !this.countdown.timedOut;
   }
 
-  /** @param {"first"} [focusHint] */
+  /** @param {"first" | "keep"} [focusHint] */
   render(focusHint) {
     const active = document.activeElement;
     const hadFocus = active instanceof HTMLElement && this.el.contains(active);
     const focusKey = hadFocus && active !== this.el ? active.dataset.focus ?? null : null;
     const selection =
       active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : null;
+    // Scrolled parts (a long list of options, a plan) keep their place across the rebuild.
+    /** @type {Map<string, [number, number]>} */
+    const scrolled = new Map();
+    for (const part of this.el.querySelectorAll("[data-scroll]")) {
+      if (part instanceof HTMLElement) scrolled.set(part.dataset.scroll ?? "", [part.scrollTop, part.scrollLeft]);
+    }
     this.rendering = true;
     const kind = this.answerable ? this.presentation.kind : "settled";
     this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
@@ -154,11 +177,18 @@ export class CardController {
     this.el.dataset.key = this.card.key;
     this.countdown.signature = "";
     this.presenter = PRESENTERS.get(kind) ?? generic;
-    this.el.replaceChildren(...this.presenter.build(this));
+    const nodes = this.presenter.build(this);
+    if (this.confirmingCancel && this.answerable) nodes.splice(1, 0, cancelConfirm(this));
+    this.el.replaceChildren(...nodes);
+    for (const part of this.el.querySelectorAll("[data-scroll]")) {
+      const place = part instanceof HTMLElement ? scrolled.get(part.dataset.scroll ?? "") : undefined;
+      if (place) [part.scrollTop, part.scrollLeft] = place;
+    }
     this.countdown.signature = `${this.countdown.statusText()}|${this.countdown.showTakeTime()}`;
     /** @type {HTMLElement | null} */
     let target = null;
-    if (focusHint === "first") target = this.el.querySelector("[data-first]");
+    if (focusHint === "keep") target = this.el.querySelector("[data-keep]");
+    else if (focusHint === "first") target = this.el.querySelector("[data-first]");
     else if (focusKey) target = this.el.querySelector(`[data-focus="${focusKey}"]`);
     if ((hadFocus || focusHint) && !this.hidden) {
       if (!target || /** @type {HTMLButtonElement} */ (target).disabled) target = this.el;
@@ -178,23 +208,56 @@ export class CardController {
     const action = target.dataset.action ?? "";
     if (action === "take-time") this.takeTime();
     else if (action === "collapse") this.toggleCollapse();
-    else if (action === "close" || action === "dismiss") this.close();
+    else if (action === "close") this.close();
+    else if (action === "dismiss") this.close(true);
+    else if (action === "keep") this.keep();
+    else if (action === "cancel-confirmed") this.cancelQuestion();
     else this.presenter.act?.(this, action, target);
   }
 
   /** @param {AnswerItem[]} answers */
   sendAnswer(answers) {
     if (this.busy || !this.canSubmit()) return;
-    this.busy = true;
+    this.send("answer", { answer: { answers } });
+  }
+
+  /**
+   * Send `kind` about this card and wait for the kernel: a send that fails, or gets no reply
+   * (a card change or an error) within REPLY_MS, is reported on the card and re-arms it.
+   * @param {string} kind
+   * @param {Record<string, unknown>} fields
+   */
+  send(kind, fields) {
     this.feedback = null;
     this.refusal = null;
-    this.view.send("answer", { key: this.card.key, answer: { answers } });
+    if (!this.view.send(kind, { key: this.card.key, ...fields })) {
+      this.feedback = { text: this.t.sendFailed, error: true };
+      this.render();
+      return;
+    }
+    this.busy = true;
+    clearTimeout(this.replyTimer);
+    this.replyTimer = setTimeout(() => this.noReply(), REPLY_MS);
+    this.render();
+  }
+
+  noReply() {
+    if (!this.busy) return;
+    this.busy = false;
+    this.feedback = { text: this.t.noReply, error: true };
     this.render();
   }
 
   takeTime() {
     this.countdown.held = "waiting";
+    this.sendHold();
     this.render();
+  }
+
+  /** Tell the kernel the person holds this timed question, so every view waits for them. */
+  sendHold() {
+    const card = this.card;
+    if (card.wait === "timed" && card.status === "pending" && !card.held) this.view.send("hold", { key: card.key });
   }
 
   toggleCollapse() {
@@ -204,13 +267,39 @@ export class CardController {
     this.render();
   }
 
-  close() {
+  /**
+   * Close: a keyed card hides (its tool call reopens it); an un-keyed question asks first,
+   * unless `confirmed` (a button that says it declines, such as a plan's Request changes).
+   * @param {boolean} [confirmed]
+   */
+  close(confirmed = false) {
     if (this.busy) return;
-    if (!this.keyed && this.answerable) this.view.send("cancel", { key: this.card.key });
+    if (!this.keyed && this.answerable && confirmed) {
+      this.cancelQuestion();
+      return;
+    }
+    if (!this.keyed && this.answerable) {
+      this.confirmingCancel = true;
+      this.render("keep");
+      return;
+    }
     this.hidden = true;
     this.render();
     this.view.updateClaim(this);
     this.view.updateRestore(true);
+  }
+
+  keep() {
+    this.confirmingCancel = false;
+    this.render();
+    /** @type {HTMLElement | null} */ (this.el.querySelector("[data-action=close]"))?.focus({ preventScroll: true });
+  }
+
+  /** The person confirmed: cancel the question; the card stays to say it was cancelled. */
+  cancelQuestion() {
+    this.confirmingCancel = false;
+    if (this.busy || this.keyed || !this.answerable) return;
+    this.send("cancel", {});
   }
 
   /**
@@ -229,6 +318,7 @@ export class CardController {
   }
 
   destroy() {
+    clearTimeout(this.replyTimer);
     this.el.remove();
   }
 }

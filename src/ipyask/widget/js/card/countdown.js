@@ -27,7 +27,9 @@ export class Countdown {
 
   /** The person started answering: from now on the card waits for them. */
   engage() {
-    if (this.held === null) this.held = "editing";
+    if (this.held !== null) return;
+    this.held = "editing";
+    this.controller.sendHold();
   }
 
   isPaused() {
@@ -66,7 +68,7 @@ export class Countdown {
   tick(now) {
     const controller = this.controller;
     const card = controller.card;
-    if (card.wait !== "timed" || card.status !== "pending" || controller.hidden) return;
+    if (card.wait !== "timed" || card.status !== "pending" || controller.hidden || controller.dead) return;
     const remaining = this.remaining(now);
     if (remaining === null) return;
     const claimed = controller.view.claimed.has(card.key);
@@ -82,6 +84,7 @@ export class Countdown {
   statusText() {
     const t = this.controller.t;
     const status = this.controller.card.status;
+    if (this.controller.dead) return t.noLongerLive;
     if (status !== "pending") return t[status];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";
@@ -91,7 +94,8 @@ export class Countdown {
   }
 
   showTakeTime() {
-    return !this.controller.busy && this.held === null && this.remaining(Date.now()) !== null;
+    const c = this.controller;
+    return !c.busy && !c.dead && this.held === null && this.remaining(Date.now()) !== null;
   }
 
   takeTimeButton() {

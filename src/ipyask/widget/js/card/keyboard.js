@@ -1,13 +1,13 @@
 // @ts-check
 /**
  * The card's keyboard: on an approval, Enter approves and Escape rejects; in the question flow,
- * Enter in the answer field goes on, Enter on an option submits, arrows move between options and
- * 1–9 pick one. Never while composing text (IME), nor with modifier keys.
+ * Enter in the answer field goes on, Enter on an option picks it and goes on (Submit on the last
+ * question), arrows move between options and 1–9 pick one. Never while composing text (IME), nor with modifier keys.
  */
 
 import { isEditable } from "../dom.js";
 import { answerWith } from "../presentations/approval.js";
-import { primary, selectOption, submit } from "../presentations/generic-flow.js";
+import { enterOnOption, primary, selectOption } from "../presentations/generic-flow.js";
 
 /** @import { CardController } from "./controller.js" */
 
@@ -22,6 +22,12 @@ export function onKeyDown(controller, event) {
     return;
   }
   const target = /** @type {HTMLElement} */ (event.target);
+  if (controller.confirmingCancel && event.key === "Escape") {
+    event.preventDefault();
+    controller.keep();
+    return;
+  }
+  if (target.closest("[data-role=confirm]")) return; // its buttons take Enter and Space
   const composing = event.isComposing || event.keyCode === 229;
   const modified = event.altKey || event.ctrlKey || event.metaKey;
   const kind = controller.presentation.kind;
@@ -48,7 +54,7 @@ export function onKeyDown(controller, event) {
   if (isEditable(target) || modified || composing) return;
   if (action === "option" && event.key === "Enter") {
     event.preventDefault();
-    submit(controller);
+    enterOnOption(controller, Number(target.dataset.index));
   } else if (action === "option" && /^Arrow(?:Up|Down|Left|Right)$/.test(event.key)) {
     event.preventDefault();
     const buttons = Array.from(controller.el.querySelectorAll("[data-action=option]"));

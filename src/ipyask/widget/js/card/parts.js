@@ -57,7 +57,8 @@ export function header(controller, parts) {
 
 /** @param {CardController} controller */
 export function notice(controller) {
-  return controller.card.notice ? h("p", { class: "ipyask-notice" }, controller.card.notice) : null;
+  const text = controller.dead ? controller.t.kernelGone : controller.card.notice;
+  return text ? h("p", { class: "ipyask-notice" }, text) : null;
 }
 
 /** @param {CardController} controller */
@@ -89,5 +90,26 @@ export function button(controller, action, text, options = {}) {
     },
     options.icon ? icon(options.icon) : null,
     text,
+  );
+}
+
+/**
+ * The step between the close button and cancelling an un-keyed question: Keep (focused, the
+ * default) or Cancel the question.
+ * @param {CardController} controller
+ */
+export function cancelConfirm(controller) {
+  const t = controller.t;
+  const titleId = controller.view.nextId();
+  return h(
+    "div",
+    { class: "ipyask-confirm", role: "group", "aria-labelledby": titleId, "data-role": "confirm" },
+    h("p", { class: "ipyask-confirm__text" }, h("strong", { id: titleId }, t.cancelTitle), " ", t.cancelText),
+    h(
+      "div",
+      { class: "ipyask-buttons" },
+      h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline", "data-action": "cancel-confirmed", "data-focus": "cancel-confirmed" }, t.cancelQuestion),
+      h("button", { type: "button", class: "ipyask-btn ipyask-btn--primary", "data-action": "keep", "data-focus": "keep", "data-keep": true }, t.keepQuestion),
+    ),
   );
 }

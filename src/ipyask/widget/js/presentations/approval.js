@@ -43,7 +43,7 @@ function build(c) {
       : null;
   const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.waitingApproval];
   const head = header(c, { eyebrow, title: question, subject });
-  const details = h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details" });
+  const details = h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details", "data-scroll": "details" });
   if (typeof detail === "string") details.append(markdownBlock(detail));
   const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", t.reject));
   if (approval.always) buttons.append(button(c, "always", t.alwaysAllow));

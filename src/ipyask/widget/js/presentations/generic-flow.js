@@ -88,6 +88,24 @@ export function selectOption(c, index) {
 }
 
 /**
+ * Enter on an option: a single choice picks that option and goes on, as a click does; then, or
+ * on a multi-select, Enter is Next (Submit on the last question).
+ * @param {CardController} c
+ * @param {number} index
+ */
+export function enterOnOption(c, index) {
+  if (c.busy || !c.answerable) return;
+  const question = c.card.questions[c.index];
+  const last = c.index === c.card.questions.length - 1;
+  if (!question.multiSelect) {
+    selectOption(c, index);
+    if (last) submit(c);
+  } else {
+    primary(c);
+  }
+}
+
+/**
  * @param {CardController} c
  * @param {number} index
  */

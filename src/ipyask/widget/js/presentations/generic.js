@@ -33,7 +33,7 @@ function build(c) {
   const titleId = head.querySelector("h2")?.id ?? "";
   if (c.collapsed) return [head, notice(c)].filter(isNode);
 
-  const body = h("div", { class: "ipyask-body", id: bodyId });
+  const body = h("div", { class: "ipyask-body", id: bodyId, "data-scroll": `question-${c.index}` });
   const html = c.card.view.detailHtml[c.index];
   if (typeof html === "string") body.append(markdownBlock(html));
   const options = question.options ?? [];

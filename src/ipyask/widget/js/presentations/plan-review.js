@@ -29,7 +29,7 @@ function build(c) {
   const titleId = head.querySelector("h2")?.id ?? "";
   const parts = [head, notice(c)];
   if (!c.collapsed) {
-    const body = h("div", { class: "ipyask-body ipyask-plan", id: bodyId, role: "group", tabindex: "0", "aria-labelledby": titleId, "data-focus": "plan" });
+    const body = h("div", { class: "ipyask-body ipyask-plan", id: bodyId, role: "group", tabindex: "0", "aria-labelledby": titleId, "data-focus": "plan", "data-scroll": "plan" });
     body.append(markdownBlock(c.card.view.detailHtml[0] ?? ""));
     parts.push(body);
   }

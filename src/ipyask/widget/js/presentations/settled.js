@@ -6,6 +6,7 @@
  */
 
 import { h, isNode } from "../dom.js";
+import { fill, localized } from "../strings.js";
 import { header, notice } from "../card/parts.js";
 
 /**
@@ -28,7 +29,8 @@ function build(c) {
   if (answer) {
     const values = items.flatMap(answerValues);
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    body.append(h("p", { class: "ipyask-summary__line" }, values.length ? values.join(", ") : t.skipped));
+    const line = approvalSummary(c, items) ?? (values.length ? values.join(", ") : t.skipped);
+    body.append(h("p", { class: "ipyask-summary__line" }, line));
     if (c.expanded) {
       const list = h("dl", { class: "ipyask-summary__list" });
       for (const question of c.card.questions) {
@@ -43,6 +45,26 @@ function build(c) {
   }
   parts.push(/** @type {HTMLElement} */ (notice(c)));
   return parts.filter(isNode);
+}
+
+/**
+ * What the person did on an approval card, in the words of the button they clicked, with the
+ * label the agent received beside it when that differs.
+ * @param {CardController} c
+ * @param {AnswerItem[]} items
+ */
+function approvalSummary(c, items) {
+  const p = c.presentation;
+  const value = items[0]?.selected[0];
+  if (p.kind !== "approval" || value === undefined) return null;
+  const t = c.t;
+  const did =
+    value === p.reject ? t.rejected
+    : value === p.always ? t.alwaysAllowed
+    : value === p.approve ? localized(p.approveLabel, c.view.locale) ?? t.allowedOnce
+    : null;
+  if (did === null) return null;
+  return did === value ? did : fill(t.agentReceived, { did, value });
 }
 
 /** @param {AnswerItem} item */

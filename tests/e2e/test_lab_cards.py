@@ -1,0 +1,131 @@
+"""The card as people use it, in real JupyterLab 4: a kernel restart, the host's CSS, and every
+card state in the light and dark themes (screenshots in artifacts/e2e/)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.sync_api import expect
+
+from ._pages import ARTIFACTS, write_notebook
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ._pages import LabNotebook
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+PANEL_CELL = """\
+import asyncio, json
+import ipyask
+
+svc = ipyask.UserQuestions()
+panel = ipyask.QuestionPanel(svc)
+panel"""
+
+ASK = (
+    "task = asyncio.ensure_future(svc.ask({'questions': [{'id': 'db', 'question': "
+    "'Which database should the agent use?', 'options': [{'label': 'Postgres'}, "
+    "{'label': 'SQLite'}]}]}))"
+)
+
+_RESTART = """async () => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  await kernel.restart();
+}"""
+
+
+def test_a_kernel_restart_leaves_no_live_looking_card(
+    lab_notebook: LabNotebook, lab_root: Path
+) -> None:
+    write_notebook(lab_root / "restart.ipynb", [PANEL_CELL, ASK])
+    nb = lab_notebook
+    nb.open("restart.ipynb", workspace="restart")
+    nb.run(0)
+    nb.run(1)
+    card = nb.output(0).get_by_role("article", name="Which database should the agent use?")
+    expect(card.get_by_role("radio", name="SQLite")).to_be_visible()
+    nb.page.evaluate(_RESTART)
+    expect(card.locator(".ipyask-notice")).to_have_text(
+        "The kernel restarted — this question is no longer live.", timeout=20_000
+    )
+    expect(card.get_by_role("radio")).to_have_count(0)
+    expect(card.get_by_role("button", name="Submit")).to_have_count(0)
+    nb.screenshot("after-restart")
+
+
+STATES_CELL = """\
+from ipyask.widget import Card, QuestionWidget
+q = lambda i, text, **kw: {"id": i, "question": text, **kw}
+opts = lambda *labels: [{"label": label} for label in labels]
+batch = [q("langs", "Which languages?", header="Languages", multiSelect=True,
+           options=opts("Python", "Rust")),
+         q("name", "Project name?", header="Name"),
+         q("ci", "Set up CI?", header="CI", options=opts("Yes", "No"))]
+approval = q("approval", "Run terraform apply?", detail="Applies **3** changes.",
+             options=opts("Cancel", "Apply", "Always allow terraform"),
+             intent={"kind": "approval", "approve": "Apply", "reject": "Cancel",
+                     "always": "Always allow terraform",
+                     "display": {"question": {"en": "Run terraform apply?"},
+                                 "approve": {"en": "Apply"}}})
+plan = q("plan", "Approve this plan?", detail="1. Add the table\\n2. Backfill",
+         options=opts("Approve", "Keep planning"),
+         intent={"kind": "plan-review", "approve": "Approve"})
+timed = dict(call_id="c-t", wait="timed", frame={"remainingMs": 60000, "seq": 1})
+states = QuestionWidget(cards=[
+    Card(key="pending", questions=batch),
+    Card(key="approval", questions=[approval]),
+    Card(key="plan", questions=[plan]),
+    Card(key="timed", questions=[q("db", "Which database?", options=opts("Postgres", "SQLite"))],
+         **timed),
+    Card(key="continued", call_id="c-c", wait="timed", status="continued",
+         questions=[q("db", "Which database?", options=opts("Postgres", "SQLite"))]),
+    Card(key="answered", questions=batch, status="answered", answer={"answers": [
+        {"id": "langs", "selected": ["Python", "Rust"]},
+        {"id": "name", "selected": [], "custom": "ipyask-demo"},
+        {"id": "ci", "selected": []}]}),
+    Card(key="rejected", questions=[approval], status="answered",
+         answer={"answers": [{"id": "approval", "selected": ["Cancel"]}]}),
+    Card(key="cancelled", questions=batch, status="cancelled",
+         notice="You cancelled this question; the agent was told."),
+    Card(key="expired", call_id="c-e", wait="timed", status="expired", questions=batch,
+         notice="The agent continued without an answer."),
+])
+states"""
+
+_THEME = """async (theme) => {
+  await window.jupyterapp.commands.execute("apputils:change-theme", { theme });
+}"""
+
+
+@pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
+def test_every_card_state_in_lab_with_its_css(
+    lab_notebook: LabNotebook, lab_root: Path, theme: str
+) -> None:
+    write_notebook(lab_root / "states.ipynb", [STATES_CELL])
+    nb = lab_notebook
+    nb.open("states.ipynb", workspace=f"states-{theme.split()[-1].lower()}")
+    nb.page.evaluate(_THEME, theme)
+    nb.run(0)
+    answered = nb.output(0).locator('article[data-key="answered"]')
+    answered.get_by_role("button", name="Expand the question card").click()
+    terms, details = answered.locator("dt"), answered.locator("dd")
+    expect(terms).to_have_count(3)
+    # JupyterLab's output area floats dt and dd side by side; the card stacks them.
+    for i in range(3):
+        term, detail = terms.nth(i), details.nth(i)
+        assert term.evaluate("el => getComputedStyle(el).float") == "none"
+        assert detail.evaluate("el => getComputedStyle(el).float") == "none"
+        term_box, detail_box = term.bounding_box(), detail.bounding_box()
+        assert term_box is not None and detail_box is not None
+        assert detail_box["x"] == term_box["x"]  # under its question, not beside it
+        assert detail_box["y"] >= term_box["y"] + term_box["height"] - 1
+    shade = theme.split()[-1].lower()
+    for key in ("pending", "approval", "plan", "timed", "continued", "answered", "rejected",
+                "cancelled", "expired"):  # fmt: skip
+        card = nb.output(0).locator(f'article[data-key="{key}"]')
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=str(ARTIFACTS / f"lab-card-{shade}-{key}.png"))  # looked at by eye
+    assert nb.log.errors == []

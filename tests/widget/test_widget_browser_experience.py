@@ -1,0 +1,138 @@
+"""The card as people use it, in Chromium: long lists, the keyboard in a batch, closing, holds,
+a kernel that stops answering, and what answered cards say."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from ipyask.widget import Card, QuestionWidget
+
+from .widget_cardkit import approval, batch, options, question, timed
+
+pytestmark = pytest.mark.browser
+
+
+def long_list(key: str = "long") -> Card:
+    labels = [f"Region {n:02d}" for n in range(1, 41)]
+    return Card(key=key, questions=[question("region", "Which region?", options=options(*labels))])
+
+
+def test_choosing_in_a_scrolled_long_list_keeps_the_scroll(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[long_list()]))
+    card = wpage.card("long")
+    body = card.locator(".ipyask-body")
+    option = card.get_by_role("radio", name="Region 30")
+    option.scroll_into_view_if_needed()
+    before = body.evaluate("el => el.scrollTop")
+    assert before > 100  # the list scrolls inside the card
+    option.click()
+    expect(option).to_have_attribute("aria-checked", "true")
+    assert body.evaluate("el => el.scrollTop") == before
+    expect(option).to_be_in_viewport()
+
+
+def test_enter_on_an_option_in_a_batch_moves_on(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[batch("b1")]))
+    card = wpage.card("b1")
+    card.get_by_role("radio", name="Go").focus()
+    wpage.page.keyboard.press("Enter")  # picks the focused option and goes on
+    expect(card.locator(".ipyask-pager__pos > [aria-hidden]")).to_have_text("2 / 3")
+    expect(card.get_by_role("status")).to_have_text("")  # no "complete this question first"
+    expect(card.get_by_role("checkbox", name="Auth")).to_be_focused()
+    wpage.page.keyboard.press("Space")
+    wpage.page.keyboard.press("Enter")  # on a multi-select: Next
+    expect(card.locator(".ipyask-pager__pos > [aria-hidden]")).to_have_text("3 / 3")
+    expect(card.get_by_role("status")).to_have_text("")
+    assert wpage.sent("answer") == []
+    card.get_by_role("button", name="Previous question").click()
+    card.get_by_role("button", name="Previous question").click()
+    expect(card.get_by_role("radio", name="Go")).to_have_attribute("aria-checked", "true")
+
+
+@pytest.mark.parametrize(
+    ("chosen", "summary"),
+    [
+        ("deny", "Rejected · the agent received “deny”"),
+        ("allow", "Run once · the agent received “allow”"),
+        ("allow-always", "Always allowed · the agent received “allow-always”"),
+    ],
+)
+def test_an_answered_approval_says_what_the_person_clicked(wpage, chosen, summary) -> None:
+    widget = QuestionWidget(cards=[approval("a1")])
+    wpage.mount(widget)
+    answer = {"answers": [{"id": "perm", "selected": [chosen]}]}
+    widget.update_card("a1", status="answered", answer=answer)
+    wpage.set_state(widget)
+    expect(wpage.card("a1").locator(".ipyask-summary__line")).to_have_text(summary)
+
+
+def test_an_answered_approval_shows_no_value_when_it_is_the_words(wpage) -> None:
+    item = question(
+        "approval",
+        "Delete build/?",
+        detail="",
+        options=options("Reject", "Allowed once"),
+        intent={"kind": "approval", "approve": "Allowed once", "reject": "Reject"},
+    )
+    widget = QuestionWidget(cards=[Card(key="a", questions=[item])])
+    wpage.mount(widget)
+    answer = {"answers": [{"id": "approval", "selected": ["Allowed once"]}]}
+    widget.update_card("a", status="answered", answer=answer)
+    wpage.set_state(widget)
+    expect(wpage.card("a").locator(".ipyask-summary__line")).to_have_text("Allowed once")
+    wpage.set_language("zh")
+    expect(wpage.card("a").locator(".ipyask-summary__line")).to_have_text(
+        "已允许一次 · 智能体收到“Allowed once”"
+    )
+
+
+def test_take_time_tells_the_kernel_and_a_held_card_waits_in_every_view(wpage) -> None:
+    widget = QuestionWidget(cards=[timed("t1", remaining_ms=1_500)])
+    wpage.mount(widget, views=2, clock=True)
+    first, second = wpage.page.locator('article[data-key="t1"]').all()
+    expect(first.get_by_role("button", name="Take time")).to_be_visible()
+    first.get_by_role("button", name="Take time").click()
+    assert [m["key"] for m in wpage.sent("hold")] == ["t1"]
+    widget.update_card("t1", held=True)  # what the kernel does on `hold`
+    wpage.set_state(widget)
+    expect(second.locator("[data-role=wait]")).to_have_text("Waiting until you answer")
+    expect(second.get_by_role("button", name="Take time")).to_have_count(0)
+    wpage.page.clock.run_for(5_000)
+    assert wpage.sent("timed_out") == []  # neither view counts down any more
+    assert len(wpage.sent("hold")) == 1  # the held card needs no second hold
+
+
+def test_a_send_with_no_reply_is_reported_and_rearms_the_card(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[long_list("g")]), clock=True)
+    card = wpage.card("g")
+    card.get_by_role("radio", name="Region 02").click()
+    card.get_by_role("button", name="Submit").click()
+    expect(card.get_by_role("button", name="Submitting…")).to_be_disabled()
+    wpage.page.clock.run_for(5_100)  # the kernel never answers
+    expect(card.get_by_role("status")).to_have_text(
+        "No reply from the kernel yet: it may be busy or restarted. You can try again."
+    )
+    expect(card.get_by_role("button", name="Submit")).to_be_enabled()
+    card.get_by_role("button", name="Submit").click()
+    assert len(wpage.sent("answer")) == 2
+
+
+def test_a_card_whose_kernel_is_gone_says_so(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[long_list("g"), timed("t1")]))
+    # What ipywidgets' manager does on a kernel restart: mark the view, say comm_live changed.
+    wpage.page.evaluate(
+        """() => {
+          for (const v of window.__views) v.el.classList.add('jupyter-widgets-disconnected');
+          window.__model.fire('comm_live_update');
+        }"""
+    )
+    for key in ("g", "t1"):
+        card = wpage.card(key)
+        expect(card.locator(".ipyask-notice")).to_have_text(
+            "The kernel restarted — this question is no longer live."
+        )
+        expect(card.locator("[data-role=wait]")).to_have_text("No longer live")
+        expect(card.get_by_role("radio")).to_have_count(0)
+        expect(card.get_by_role("button", name="Submit")).to_have_count(0)
+        expect(card.get_by_role("button", name="Take time")).to_have_count(0)
