@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ApprovalPresentation",
     "Card",
+    "CardSource",
     "CardStatus",
     "CardView",
     "CountdownFrame",
@@ -148,6 +149,22 @@ class CardView(WireModel):
     """Rendered ``detail`` per question (request order); ``None`` where a question has none."""
 
 
+class CardSource(WireModel):
+    """Who asked an inbox card's question (a store's open question): the view groups and filters
+    the inbox by it."""
+
+    agent: str | None = None
+    """The asking agent's id."""
+    session: str = Field(min_length=1)
+    """The id of the agent's session log in the store."""
+    process: str | None = None
+    """``host:pid`` of the process that asked."""
+    asked_at: float | None = None
+    """Wall-clock seconds (Unix time) when it was asked; the view shows the newest first."""
+    earlier: bool = False
+    """Asked by a process that has ended (before a restart): the answer waits in the store."""
+
+
 class Card(WireModel):
     """One request shown as a card."""
 
@@ -164,6 +181,8 @@ class Card(WireModel):
     """The last countdown frame; only on ``timed`` cards."""
     notice: str | None = None
     """Optional plain text shown on the card, e.g. why it expired."""
+    source: CardSource | None = None
+    """Set on the cards of a shared inbox: who asked (see :class:`CardSource`)."""
 
     @model_validator(mode="before")
     @classmethod
