@@ -514,7 +514,7 @@ function feedbackLine(controller) {
     feedback?.text ?? ""
   );
 }
-function button(controller, action, text, options = {}) {
+function button(controller, action, text2, options = {}) {
   return h(
     "button",
     {
@@ -526,7 +526,7 @@ function button(controller, action, text, options = {}) {
       disabled: controller.busy || options.disabled
     },
     options.icon ? icon(options.icon) : null,
-    text
+    text2
   );
 }
 
@@ -759,8 +759,8 @@ function build2(c) {
   return [head, notice(c), body, foot].filter(isNode);
 }
 function optionButton(c, option, i, multi, draft) {
-  const { text, recommended } = parseLabel(option.label);
-  const name = text.trim() ? text : option.label;
+  const { text: text2, recommended } = parseLabel(option.label);
+  const name = text2.trim() ? text2 : option.label;
   const badgeId = recommended ? c.view.nextId() : null;
   const descId = option.description ? c.view.nextId() : null;
   const checked = draft.selected.includes(option.label);
@@ -971,13 +971,13 @@ var Countdown = class {
   refresh() {
     const host = this.controller.el.querySelector("[data-role=status]");
     if (!host) return;
-    const text = this.statusText();
+    const text2 = this.statusText();
     const show = this.showTakeTime();
-    const signature = `${text}|${show}`;
+    const signature = `${text2}|${show}`;
     if (signature === this.signature) return;
     this.signature = signature;
     const wait = host.querySelector("[data-role=wait]");
-    if (wait && wait.textContent !== text) wait.textContent = text;
+    if (wait && wait.textContent !== text2) wait.textContent = text2;
     const button2 = host.querySelector("[data-action=take-time]");
     if (show && !button2) host.append(this.takeTimeButton());
     if (!show && button2) button2.remove();
@@ -1193,17 +1193,99 @@ var CardController = class {
     this.view.updateRestore(true);
   }
   /** @param {string} text */
-  showError(text) {
+  showError(text2) {
     if (!this.answerable) {
-      this.view.showBanner(text);
+      this.view.showBanner(text2);
       return;
     }
     this.busy = false;
-    this.feedback = { text, error: true };
+    this.feedback = { text: text2, error: true };
     this.render();
   }
   destroy() {
     this.el.remove();
+  }
+};
+
+// src/ipyask/widget/js/inbox.js
+var TEXTS = {
+  en: { filter: "Filter questions by agent, process or text", ended: "ended" },
+  zh: { filter: "按代理、进程或文字筛选问题", ended: "已结束" }
+};
+function sourceOf(card) {
+  const source = (
+    /** @type {{source?: Source}} */
+    card.source
+  );
+  return source && typeof source === "object" && typeof source.session === "string" ? source : null;
+}
+function groupKey(source) {
+  return `${source.agent ?? source.session} · ${source.process ?? "?"}`;
+}
+function arrange(cards) {
+  const others = [];
+  const groups = /* @__PURE__ */ new Map();
+  for (const card of cards) {
+    const source = sourceOf(card);
+    if (!source) others.push(card);
+    else {
+      const key = groupKey(source);
+      const group = groups.get(key) ?? [];
+      group.push(card);
+      groups.set(key, group);
+    }
+  }
+  const askedAt = (card) => sourceOf(card)?.askedAt ?? 0;
+  const sorted = Array.from(groups.values(), (group) => group.sort((a, b) => askedAt(b) - askedAt(a)));
+  sorted.sort((a, b) => askedAt(b[0]) - askedAt(a[0]));
+  return [...others, ...sorted.flat()];
+}
+function text(card) {
+  const source = sourceOf(card);
+  const parts = [source?.agent, source?.session, source?.process, card.callId];
+  for (const question of card.questions) parts.push(question.header, question.question);
+  return parts.filter(Boolean).join(" ").toLowerCase();
+}
+var InboxBar = class {
+  /** @param {{lang: "en" | "zh", sync(): void}} view */
+  constructor(view) {
+    this.view = view;
+    this.query = "";
+    this.input = h("input", { type: "search", class: "ipyask-inbox-filter__input" });
+    this.input.addEventListener("input", () => {
+      this.query = /** @type {HTMLInputElement} */
+      this.input.value.trim().toLowerCase();
+      this.view.sync();
+    });
+    this.el = h("div", { class: "ipyask-inbox-filter", hidden: true }, this.input);
+  }
+  /**
+   * Label the groups, hide the cards the filter leaves out, show the filter when there is an
+   * inbox card.
+   * @param {Iterable<[Card, CardController]>} shown in display order
+   */
+  apply(shown) {
+    const texts = TEXTS[this.view.lang];
+    this.input.setAttribute("aria-label", texts.filter);
+    this.input.setAttribute("placeholder", texts.filter);
+    let any = false;
+    let previous = "";
+    for (const [card, controller] of shown) {
+      const source = sourceOf(card);
+      const el = controller.el;
+      if (!source) {
+        el.removeAttribute("data-ipyask-group");
+        continue;
+      }
+      any = true;
+      const group = groupKey(source);
+      const label = source.earlier ? `${group} · ${texts.ended}` : group;
+      if (group !== previous) el.setAttribute("data-ipyask-group", label);
+      else el.removeAttribute("data-ipyask-group");
+      previous = group;
+      el.classList.toggle("ipyask-card--filtered", this.query !== "" && !text(card).includes(this.query));
+    }
+    this.el.hidden = !any;
   }
 };
 
@@ -1236,7 +1318,8 @@ var View = class {
     this.list = h("div", { class: "ipyask-cards" });
     this.restore = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-restore", hidden: true });
     this.restore.addEventListener("click", () => this.restoreHidden());
-    this.root.append(this.banner, this.list, this.restore);
+    this.inbox = new InboxBar(this);
+    this.root.append(this.banner, this.inbox.el, this.list, this.restore);
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
     this.onLanguage = () => this.applyLanguage(true);
@@ -1274,8 +1357,9 @@ var View = class {
     }
   }
   sync() {
-    const cards = this.hub.cards().filter(isCard);
+    const cards = arrange(this.hub.cards().filter(isCard));
     const seen = /* @__PURE__ */ new Set();
+    const shown = [];
     let previous = null;
     for (const card of cards) {
       if (seen.has(card.key)) continue;
@@ -1286,6 +1370,7 @@ var View = class {
         controller = new CardController(this, card);
         this.cards.set(card.key, controller);
       }
+      shown.push([card, controller]);
       const expected = previous ? previous.el.nextSibling : this.list.firstChild;
       if (expected !== controller.el) {
         if (previous) previous.el.after(controller.el);
@@ -1299,6 +1384,7 @@ var View = class {
       this.cards.delete(key);
       if (this.claimed.delete(key)) this.send("release", { key });
     }
+    this.inbox.apply(shown);
     this.updateRestore(false);
   }
   /** @param {CardController} controller */
@@ -1332,10 +1418,10 @@ var View = class {
     first?.el.focus({ preventScroll: true });
   }
   /** @param {string} text */
-  showBanner(text) {
+  showBanner(text2) {
     const close = h("button", { type: "button", class: "ipyask-icon", "aria-label": this.t.dismissError, title: this.t.dismissError }, icon(ICON_CLOSE));
     close.addEventListener("click", () => this.banner.replaceChildren());
-    this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text), close));
+    this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text2), close));
   }
   /** @param {boolean} active */
   setWindowActive(active) {
@@ -1351,10 +1437,10 @@ var View = class {
    * @param {string | null} key
    * @param {string} text
    */
-  onError(key, text) {
+  onError(key, text2) {
     const card = key === null ? void 0 : this.cards.get(key);
-    if (card) card.showError(text);
-    else this.showBanner(text);
+    if (card) card.showError(text2);
+    else this.showBanner(text2);
   }
   tick() {
     const now = Date.now();
