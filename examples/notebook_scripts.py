@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipyask.testing import SKIP, TIME_OUT, Approve, Edit, Other, Reject
+from ipyask.testing import LEAVE_PENDING, SKIP, TIME_OUT, Approve, Edit, Other, Reject
 
 SCRIPTS = {
     "quickstart.ipynb": {
@@ -33,6 +33,11 @@ SCRIPTS = {
     },
     "openai-agents.ipynb": {"Run send_email?": Approve()},
     "pydantic-ai.ipynb": {"Run drop_table?": Reject("still in use")},
+    # pending across the kernel restart, answered on the restarted kernel's panel
+    "restart.ipynb": {
+        "Deploy the new model to staging?": [LEAVE_PENDING, "Yes"],
+        "Tell the team in #releases?": "Yes",
+    },
 }
 
 THEN_AWAIT = {"quickstart.ipynb": "task"}

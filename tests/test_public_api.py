@@ -63,6 +63,7 @@ TOP_LEVEL = {
     "form_blocking",
     "form_result",
     "diagnose",
+    "inbox",
     "show_panel",
     "tool_decision",
 }

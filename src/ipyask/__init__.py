@@ -45,6 +45,7 @@ from .bridge import (
     diagnose,
     form,
     form_blocking,
+    inbox,
     show_panel,
 )
 
@@ -93,6 +94,7 @@ __all__ = [
     "form",
     "form_blocking",
     "form_result",
+    "inbox",
     "show_panel",
     "tool_decision",
 ]

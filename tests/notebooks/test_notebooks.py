@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ipyask.testing import HeadlessFrontend, NotebookRunner
+from ipyask.testing import TIME_OUT, HeadlessFrontend, NotebookRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))
@@ -55,11 +55,15 @@ def test_notebook_runs_end_to_end(path: Path) -> None:
     expected_cards = len(SCRIPTS[path.name])
     assert kinds.count("asked") == expected_cards
     for steps in SCRIPTS[path.name].values():
-        if isinstance(steps, list):  # a timed question: pending, then a late reply
+        if isinstance(steps, list) and steps[0] is TIME_OUT:  # pending, then a late reply
             assert "timed out" in kinds and "late reply" in kinds
     if path.stem == "agent-loop":
         outputs = [e.text for e in events if e.kind == "output"]
         assert any("Using HTML for the report" in text for text in outputs), outputs
+    if path.stem == "restart":  # the agent asked, the kernel restarted, the re-run went on
+        assert kinds.index("left pending") < kinds.index("restart") < kinds.index("answered")
+        outputs = [e.text for e in events if e.kind == "output"]
+        assert "deployed to staging; team told: Yes" in outputs, outputs
     if path.stem == "testing-agents":
         assert any("['SQLite']" in e.text for e in events if e.kind == "output")
     framework_outputs = {  # what each framework's agent printed once its cards were answered

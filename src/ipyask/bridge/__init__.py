@@ -10,10 +10,12 @@ Two rooms that do not import each other, and the one-liners that wire them:
   ``ask_batch`` (a whole request) and the default service and panel behind them.
 - ``_one_liners``: ``ask``, ``approve``, their ``*_blocking`` twins and the default service and
   panel behind them;
+- ``_inbox``: :func:`inbox`, a panel showing a store's open questions of every process;
 - ``_diagnose``: :func:`diagnose`, what ipyask sees of its host.
 """
 
 from ._diagnose import Diagnosis, diagnose
+from ._inbox import inbox
 from ._one_liners import (
     approve,
     approve_blocking,
@@ -47,5 +49,6 @@ __all__ = [
     "diagnose",
     "form",
     "form_blocking",
+    "inbox",
     "show_panel",
 ]

@@ -56,9 +56,11 @@ if TYPE_CHECKING:
         KernelFrontend,
         WidgetModel,
     )
-    from ._notebook import NotebookEvent, NotebookRunner, Step
+    from ._notebook import LEAVE_PENDING, RESTART_TAG, NotebookEvent, NotebookRunner, Step
 
 __all__ = [
+    "LEAVE_PENDING",
+    "RESTART_TAG",
     "SKIP",
     "TIME_OUT",
     "AlwaysAllow",
@@ -98,6 +100,8 @@ _KERNEL_EXTRA = "ipyask[testing]"
 
 _KERNEL_TOOLS = {
     "HeadlessFrontend": "._headless",
+    "LEAVE_PENDING": "._notebook",
+    "RESTART_TAG": "._notebook",
     "NotebookEvent": "._notebook",
     "NotebookRunner": "._notebook",
     "Step": "._notebook",

@@ -27,14 +27,28 @@ from ._scripted import (
     Respond,
 )
 
-__all__ = ["NotebookEvent", "NotebookRunner", "Step"]
+__all__ = ["LEAVE_PENDING", "RESTART_TAG", "NotebookEvent", "NotebookRunner", "Step"]
+
+
+class _LeavePending:
+    def __repr__(self) -> str:
+        return "LEAVE_PENDING"
+
+
+LEAVE_PENDING = _LeavePending()
+"""A step that leaves the card pending this time (say, across a kernel restart); the next step
+answers it when it comes up again (on a new panel)."""
+
+RESTART_TAG = "restart-kernel-after"
+"""A code cell tagged so is followed by a kernel restart through the kernel manager, as a
+person choosing *Restart kernel* would do; the run goes on with the next cell."""
 
 Step = Any
 """A label; labels (multi-select); typed text (a question without options); :class:`Other`;
 :data:`SKIP`; :data:`TIME_OUT` (claim the card and let its countdown run out); for a batch, a
 mapping of question id to one of those; for a tool-approval card :class:`Approve`,
 :class:`AlwaysAllow`, :class:`Edit`, :class:`Reject` or :class:`Respond`; for a form card a
-mapping of field values, :class:`Decline` or :class:`Cancel`."""
+mapping of field values, :class:`Decline` or :class:`Cancel`; :data:`LEAVE_PENDING`."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +56,8 @@ class NotebookEvent:
     """One line of the run's transcript."""
 
     kind: str
-    """``cell``, ``asked``, ``answered``, ``timed out``, ``late reply`` or ``output``."""
+    """``cell``, ``asked``, ``answered``, ``timed out``, ``late reply``, ``left pending``,
+    ``restart`` or ``output``."""
     text: str
 
     def __str__(self) -> str:
@@ -85,7 +100,8 @@ class NotebookRunner:
             text: list(steps) if isinstance(steps, list) else [steps]
             for text, steps in script.items()
         }
-        self._handled: set[tuple[str, str]] = set()
+        self._handled: set[tuple[str, str, str]] = set()
+        self._asked: set[str] = set()
         self._timing_out: set[str] = set()
         self.events: list[NotebookEvent] = []
         self._on_event = on_event
@@ -104,13 +120,13 @@ class NotebookRunner:
         """
         kernel = self.frontend.kernel
         sources = [
-            (str(index), cell.source)
+            (str(index), cell.source, RESTART_TAG in cell.metadata.get("tags", []))
             for index, cell in enumerate(self.notebook.cells)
             if cell.cell_type == "code" and cell.source.strip()
         ]
         if self.then_await is not None:
-            sources.append(("then", f"await {self.then_await}"))
-        for index, source in sources:
+            sources.append(("then", f"await {self.then_await}", False))
+        for index, source, restart_after in sources:
             self._emit("cell", f"[{index}] {source.splitlines()[0][:70]}")
             execution = kernel.execute_nowait(source)
 
@@ -123,6 +139,9 @@ class NotebookRunner:
             for text in (execution.stdout, execution.text):
                 if text and text.strip():
                     self._emit("output", text.strip().splitlines()[0][:100])
+            if restart_after:
+                kernel.restart()
+                self._emit("restart", "the kernel was restarted")
         return self.events
 
     def _answer_cards(self) -> None:
@@ -131,7 +150,7 @@ class NotebookRunner:
                 status = card.get("status")
                 if (
                     status in ("pending", "continued")
-                    and (card["key"], status) not in self._handled
+                    and (panel, card["key"], status) not in self._handled
                 ):
                     self._answer(panel, card)
                 if card["key"] in self._timing_out and self.frontend.frames(card["key"], panel):
@@ -145,9 +164,13 @@ class NotebookRunner:
             raise FrontendError(f"the script has no step for the card {question!r}")
         step = steps.pop(0)
         key, status = card["key"], card["status"]
-        self._handled.add((key, status))
-        if status == "pending":
+        self._handled.add((panel, key, status))
+        if status == "pending" and key not in self._asked:  # not again on a restarted kernel
+            self._asked.add(key)
             self._emit("asked", question)
+        if step is LEAVE_PENDING:
+            self._emit("left pending", question)
+            return
         if card.get("wait") == "timed" and status == "pending":
             self.frontend.claim(key)  # a view that shows a timed card claims its wait
         if step is TIME_OUT:

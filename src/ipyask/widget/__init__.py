@@ -8,6 +8,7 @@ from ._card_store import CardStore
 from ._cards import (
     ApprovalPresentation,
     Card,
+    CardSource,
     CardStatus,
     CardView,
     CountdownFrame,
@@ -46,6 +47,7 @@ __all__ = [
     "ApprovalPresentation",
     "CancelMessage",
     "Card",
+    "CardSource",
     "CardStatus",
     "CardStore",
     "CardView",

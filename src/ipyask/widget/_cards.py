@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ApprovalPresentation",
     "Card",
+    "CardSource",
     "CardStatus",
     "CardView",
     "CountdownFrame",
@@ -148,6 +149,22 @@ class CardView(WireModel):
     """Rendered ``detail`` per question (request order); ``None`` where a question has none."""
 
 
+class CardSource(WireModel):
+    """Who asked an inbox card's question (a store's open question): the view groups and filters
+    the inbox by it."""
+
+    agent: str | None = None
+    """The asking agent's id."""
+    session: str = Field(min_length=1)
+    """The id of the agent's session log in the store."""
+    process: str | None = None
+    """``host:pid`` of the process that asked."""
+    asked_at: float | None = None
+    """Wall-clock seconds (Unix time) when it was asked; the view shows the newest first."""
+    earlier: bool = False
+    """Asked by a process that has ended (before a restart): the answer waits in the store."""
+
+
 class Card(WireModel):
     """One request shown as a card."""
 
@@ -167,6 +184,8 @@ class Card(WireModel):
     held: Literal[True] | None = None
     """The person holds this timed card (Take time, or started answering in some view): every
     view waits for them instead of counting down. Only on ``timed`` cards."""
+    source: CardSource | None = None
+    """Set on the cards of a shared inbox: who asked (see :class:`CardSource`)."""
 
     @model_validator(mode="before")
     @classmethod

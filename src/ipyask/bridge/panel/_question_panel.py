@@ -19,12 +19,14 @@ from ..._followups import after_answer
 from ..._service import UserQuestions
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
 from ..._waterfall import Next
+from ...store import Store
 from ...widget import Card, QuestionWidget, ViewMessage
 from ._answer_loop import AnswerLoop, call_on
 from ._card_outcomes import CardOutcomes
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import PASS_ON, HeldRequest, PassOn
+from ._inbox import InboxCards
 from ._transcript import Transcript
 from ._view_dispatch import ViewMessageDispatcher
 
@@ -49,8 +51,10 @@ class QuestionPanel(QuestionWidget):
     """Shows every request of ``service`` as a card and settles it from the person's answer.
 
     ``agent`` scopes the panel to that agent (and the agents it owns); several panels may exist.
-    Closing the panel (``panel.close()``) unregisters it: later requests, and the ones it still
-    held, go on down the waterfall.
+    On a store (``store``, default the service's) the panel is also the store's shared inbox:
+    every open question in it, of any process, is a card (:mod:`._inbox`); scoped to an agent,
+    only that agent's session's questions. Closing the panel (``panel.close()``) unregisters
+    it: later requests, and the ones it still held, go on down the waterfall.
     """
 
     def __init__(
@@ -58,6 +62,7 @@ class QuestionPanel(QuestionWidget):
         service: UserQuestions,
         *,
         agent: Agent | None = None,
+        store: Store | None = None,
         heartbeat_timeout_ms: float = HEARTBEAT_TIMEOUT_MS,
         language: str = "",
         **unknown: Any,
@@ -74,9 +79,25 @@ class QuestionPanel(QuestionWidget):
         self._outcomes = CardOutcomes(self, self.write_record)
         self.claims = ClaimTracker(service, self._send_frame, heartbeat_timeout_ms)
         self.continued = ContinuedCards(service, self, self._outcomes, self._answer_loop)
-        self._dispatcher = ViewMessageDispatcher(self, self._held, self.claims, self.continued)
+        inbox_store = store if store is not None else service.store
+        self.inbox = (
+            None
+            if inbox_store is None
+            else InboxCards(
+                service,
+                self,
+                self._outcomes,
+                inbox_store,
+                None if agent is None else agent.session.id,
+            )
+        )
+        self._dispatcher = ViewMessageDispatcher(
+            self, self._held, self.claims, self.continued, self.inbox
+        )
         self.on_view_message(self._receive)
         self._off = service.on_request(self._answer, agent=agent)
+        if self.inbox is not None:
+            self.inbox.start()
 
     # -- the answerer ------------------------------------------------------------------------
     def _new_key(self, request: AskUserQuestionRequest) -> str:
@@ -95,6 +116,8 @@ class QuestionPanel(QuestionWidget):
         if self._closed:
             return next()
         self._answer_loop.remember_running()
+        if self.inbox is not None and self.inbox.takes(request):
+            return self.inbox.hold(request, next)
         key = self._new_key(request)
         wait = "timed" if request.timed else ("indefinite" if request.call_id else "none")
         self.continued.forget(key)
@@ -191,6 +214,8 @@ class QuestionPanel(QuestionWidget):
             self._off()
             self.claims.close()
             self.continued.close()
+            if self.inbox is not None:
+                self.inbox.close()
             for held in list(self._held.values()):
                 held.settlement.resolve(PASS_ON)
             self._transcript.flush()

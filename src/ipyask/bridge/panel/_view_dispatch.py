@@ -28,6 +28,7 @@ from ._answer_checks import BatchProblem, batch_problem
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import HeldRequest
+from ._inbox import InboxCards
 
 __all__ = ["CANCELLED_BY_PERSON", "Refused", "ViewMessageDispatcher"]
 
@@ -63,7 +64,8 @@ class ViewMessageDispatcher:
     """Acts on the view messages of one panel.
 
     ``widget`` is the panel (its cards, and errors to its views); ``held`` its pending requests
-    by card key; ``claims`` and ``continued`` its claim tracker and continued cards.
+    by card key; ``claims`` and ``continued`` its claim tracker and continued cards; ``inbox``
+    the cards of its store's open questions, if it has a store.
     """
 
     def __init__(
@@ -72,11 +74,13 @@ class ViewMessageDispatcher:
         held: Mapping[str, HeldRequest],
         claims: ClaimTracker,
         continued: ContinuedCards,
+        inbox: InboxCards | None = None,
     ) -> None:
         self._widget = widget
         self._held = held
         self._claims = claims
         self._continued = continued
+        self._inbox = inbox
 
     def handle(self, message: ViewMessage) -> None:
         """Act on ``message``; refusals and failures are reported to its view."""
@@ -123,6 +127,8 @@ class ViewMessageDispatcher:
         elif isinstance(message, AnswerMessage):
             self._answer(message)
         elif isinstance(message, CancelMessage):
+            if self._inbox_card(message.key):
+                raise Refused("KEYED_CARD", "a card with a call id is hidden, not cancelled")
             held = self._pending(message.key)
             if held.call_id is not None:
                 raise Refused("KEYED_CARD", "a card with a call id is hidden, not cancelled")
@@ -151,6 +157,10 @@ class ViewMessageDispatcher:
             raise Refused("UNKNOWN_CARD", f"there is no question card {key!r}") from None
         raise Refused("NOT_PENDING", f"this question is {card.status}; it no longer takes that")
 
+    def _inbox_card(self, key: str) -> bool:
+        store = self._widget.store
+        return self._inbox is not None and key in store and store.card(key).source is not None
+
     def _timed(self, key: str) -> HeldRequest:
         held = self._pending(key)
         if not held.request.timed:
@@ -166,9 +176,23 @@ class ViewMessageDispatcher:
             if not self._continued.answer(message.key, message.answer):
                 raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
             return
+        if self._inbox is not None and self._inbox_card(message.key):
+            self._answer_in_inbox(self._inbox, message)
+            return
         held = self._pending(message.key)
         problem = batch_problem(held.card, message.answer)
         if problem is not None:
             raise Refused.bad_answer(problem)
         if not held.settlement.resolve(message.answer):
             raise Refused("ALREADY_ANSWERED", "this question was already answered")
+
+    def _answer_in_inbox(self, inbox: InboxCards, message: AnswerMessage) -> None:
+        # A claim on the store: the first answer of any view or process wins.
+        problem = batch_problem(self._widget.store.card(message.key), message.answer)
+        if problem is not None:
+            raise Refused.bad_answer(problem)
+        result = inbox.answer(message.key, message.answer)
+        if result.status == "already-resolved":
+            raise Refused("ALREADY_ANSWERED", "this question was already answered")
+        if result.status == "not-pending":
+            raise Refused("NOT_PENDING", "this question is no longer in the store")

@@ -143,6 +143,18 @@ class KernelConnection:
         """Interrupt the kernel (``SIGINT`` or ``interrupt_request``, as its spec says)."""
         self._process.interrupt()
 
+    def restart(self, *, now: bool = False) -> None:
+        """Restart the kernel through its kernel manager (a new process on the same ports, as
+        *Restart kernel* in a front end) and wait until the new kernel answers.
+
+        Replies still awaited from the old kernel are dropped: it will not send them.
+        """
+        self._process.restart(now=now)
+        self._watchers.clear()
+        self._replies.clear()
+        self.execution_state = "unknown"
+        self.kernel_info = self._wait_ready()
+
     # ----------------------------------------------------------------- messaging
 
     def send(

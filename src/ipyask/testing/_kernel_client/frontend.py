@@ -60,6 +60,16 @@ class KernelFrontend(KernelConnection):
     def _widgets(self) -> WidgetTracker:
         return WidgetTracker()
 
+    def restart(self, *, now: bool = False) -> None:
+        """Restart the kernel (see ``KernelConnection.restart``); every widget model of the old
+        kernel is closed with it, and the widget control comm is opened again when needed."""
+        super().restart(now=now)
+        for model_id in list(self._widgets.open):
+            self._widgets.close(model_id)
+        if self._control_comm is not None:
+            self._widgets.control_comm_ids.discard(self._control_comm)
+            self._control_comm = None
+
     # ----------------------------------------------------------------- cells
 
     def execute_nowait(

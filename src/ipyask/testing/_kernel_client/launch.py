@@ -148,6 +148,11 @@ class KernelProcess:
     def interrupt(self) -> None:
         self._runner.run(self.manager.interrupt_kernel())
 
+    def restart(self, *, now: bool = False) -> None:
+        """Stop the kernel (politely unless ``now``) and start a new one on the same ports, as
+        a front end's *Restart kernel* does through its kernel manager."""
+        self._runner.run(self.manager.restart_kernel(now=now))
+
     def log_tail(self, limit: int = 4000) -> str:
         """The end of the kernel's stdout and stderr."""
         if self.scratch is None:

@@ -9,6 +9,7 @@
 import { CardController } from "./card/controller.js";
 import { ICON_CLOSE, h, icon } from "./dom.js";
 import { ImageGates } from "./images.js";
+import { InboxBar, arrange } from "./inbox.js";
 import { PROTOCOL_VERSION, isCard } from "./protocol.js";
 import { STRINGS, fill } from "./strings.js";
 
@@ -55,7 +56,8 @@ export class View {
     this.list = h("div", { class: "ipyask-cards" });
     this.restore = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-restore", hidden: true });
     this.restore.addEventListener("click", () => this.restoreHidden());
-    this.root.append(this.banner, this.list, this.restore);
+    this.inbox = new InboxBar(this);
+    this.root.append(this.banner, this.inbox.el, this.list, this.restore);
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
 
@@ -113,8 +115,10 @@ export class View {
   }
 
   sync() {
-    const cards = this.hub.cards().filter(isCard);
+    const cards = arrange(this.hub.cards().filter(isCard));
     const seen = new Set();
+    /** @type {[import("./types.js").Card, CardController][]} */
+    const shown = [];
     /** @type {CardController | null} */
     let previous = null;
     for (const card of cards) {
@@ -126,6 +130,7 @@ export class View {
         controller = new CardController(this, card);
         this.cards.set(card.key, controller);
       }
+      shown.push([card, controller]);
       const expected = previous ? previous.el.nextSibling : this.list.firstChild;
       if (expected !== controller.el) {
         if (previous) previous.el.after(controller.el);
@@ -139,6 +144,7 @@ export class View {
       this.cards.delete(key);
       if (this.claimed.delete(key)) this.send("release", { key });
     }
+    this.inbox.apply(shown);
     this.updateRestore(false);
   }
 

@@ -144,7 +144,7 @@ var Hub = class {
 function refusalOf(message) {
   const { questionId, fields } = message;
   if (typeof questionId !== "string" || !fields || typeof fields !== "object" || Array.isArray(fields)) return null;
-  const entries = Object.entries(fields).filter(([, text]) => typeof text === "string");
+  const entries = Object.entries(fields).filter(([, text2]) => typeof text2 === "string");
   return { questionId, fields: Object.fromEntries(entries) };
 }
 var hubs = /* @__PURE__ */ new WeakMap();
@@ -603,8 +603,8 @@ function header(controller, parts) {
   );
 }
 function notice(controller) {
-  const text = controller.dead ? controller.t.kernelGone : controller.card.notice;
-  return text ? h("p", { class: "ipyask-notice" }, text) : null;
+  const text2 = controller.dead ? controller.t.kernelGone : controller.card.notice;
+  return text2 ? h("p", { class: "ipyask-notice" }, text2) : null;
 }
 function feedbackLine(controller) {
   const feedback = controller.feedback;
@@ -614,7 +614,7 @@ function feedbackLine(controller) {
     feedback?.text ?? ""
   );
 }
-function button(controller, action, text, options = {}) {
+function button(controller, action, text2, options = {}) {
   return h(
     "button",
     {
@@ -626,7 +626,7 @@ function button(controller, action, text, options = {}) {
       disabled: controller.busy || options.disabled
     },
     options.icon ? icon(options.icon) : null,
-    text
+    text2
   );
 }
 function cancelConfirm(controller) {
@@ -885,8 +885,8 @@ function build2(c) {
   return [head, notice(c), body, foot].filter(isNode);
 }
 function optionButton(c, option, i, multi, draft) {
-  const { text, recommended } = parseLabel(option.label);
-  const name = text.trim() ? text : option.label;
+  const { text: text2, recommended } = parseLabel(option.label);
+  const name = text2.trim() ? text2 : option.label;
   const badgeId = recommended ? c.view.nextId() : null;
   const descId = option.description ? c.view.nextId() : null;
   const checked = draft.selected.includes(option.label);
@@ -1146,17 +1146,17 @@ function fieldNode(c, field, i, draft, error) {
     });
     control.value = typeof value === "string" ? value : "";
   } else {
-    const text = (
+    const text2 = (
       /** @type {Extract<FormField, {kind: "string"}>} */
       field
     );
-    const type = text.format ? INPUT_TYPES[text.format] : "text";
+    const type = text2.format ? INPUT_TYPES[text2.format] : "text";
     control = /** @type {HTMLInputElement} */
     h("input", {
       ...attrs,
       type,
-      minlength: text.minLength ?? null,
-      maxlength: text.maxLength ?? null,
+      minlength: text2.minLength ?? null,
+      maxlength: text2.maxLength ?? null,
       spellcheck: type === "email" || type === "url" ? "false" : null,
       autocomplete: "off"
     });
@@ -1223,8 +1223,8 @@ function showErrors(root, schema, errors, changed, template) {
   const live = root.querySelector("[data-role=field-live]");
   if (live && changed) {
     const error = errors.get(changed.name);
-    const text = error ? fill(template, { field: changed.title || changed.name, error }) : "";
-    if (live.textContent !== text) live.textContent = text;
+    const text2 = error ? fill(template, { field: changed.title || changed.name, error }) : "";
+    if (live.textContent !== text2) live.textContent = text2;
   }
 }
 function focusFirstError(root, schema, errors) {
@@ -1447,7 +1447,7 @@ function jsonView(value, expanded, t, busy) {
   write(code, value, "", 0, { expanded, t, busy });
   return code;
 }
-var token = (kind, text) => h("span", { class: `ipyask-json__${kind}` }, text);
+var token = (kind, text2) => h("span", { class: `ipyask-json__${kind}` }, text2);
 function write(out, value, path, depth, context) {
   if (value === null || value === void 0) out.append(token("null", "null"));
   else if (typeof value === "boolean") out.append(token("literal", String(value)));
@@ -1458,14 +1458,14 @@ function write(out, value, path, depth, context) {
   else out.append(token("string", JSON.stringify(String(value))));
 }
 function writeString(out, value, path, context) {
-  const text = JSON.stringify(value);
+  const text2 = JSON.stringify(value);
   const chars = [...value];
   if (chars.length <= STRING_LIMIT) {
-    out.append(token("string", text));
+    out.append(token("string", text2));
     return;
   }
   const open = context.expanded.has(path);
-  const shown = open ? text : `${JSON.stringify(chars.slice(0, STRING_SHOWN).join("")).slice(0, -1)}…"`;
+  const shown = open ? text2 : `${JSON.stringify(chars.slice(0, STRING_SHOWN).join("")).slice(0, -1)}…"`;
   out.append(
     token("string", shown),
     " ",
@@ -1529,16 +1529,16 @@ function refused(c) {
 }
 function refusedByField(c) {
   const byField = {};
-  for (const [path, text] of Object.entries(refused(c))) {
+  for (const [path, text2] of Object.entries(refused(c))) {
     const name = path.split("/")[0];
-    if (name && !Object.hasOwn(byField, name)) byField[name] = text;
+    if (name && !Object.hasOwn(byField, name)) byField[name] = text2;
   }
   return byField;
 }
-function jsonProblem(text, t) {
+function jsonProblem(text2, t) {
   let value;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text2);
   } catch (error) {
     return fill(t.invalidJson, { problem: error instanceof Error ? error.message : String(error) });
   }
@@ -1614,7 +1614,7 @@ function jsonEditor(c, state) {
   );
 }
 function refusalText(c) {
-  return Object.entries(refused(c)).map(([path, text]) => path ? `${path}: ${text}` : text).join("\n");
+  return Object.entries(refused(c)).map(([path, text2]) => path ? `${path}: ${text2}` : text2).join("\n");
 }
 function screenReady(c, state) {
   if (state.screen === "respond") return state.reply.trim() !== "";
@@ -1680,8 +1680,8 @@ function submitScreen(c, state) {
     item.custom = JSON.stringify(formValues(p.editForm, draft, { base: p.arguments, omitUnset: true }));
   } else if (state.screen === "edit") item.custom = state.json.trim();
   else {
-    const text = (state.screen === "respond" ? state.reply : state.reason).trim();
-    if (text) item.custom = text;
+    const text2 = (state.screen === "respond" ? state.reply : state.reason).trim();
+    if (text2) item.custom = text2;
   }
   c.sendAnswer([item]);
 }
@@ -1901,13 +1901,13 @@ var Countdown = class {
   refresh() {
     const host = this.controller.el.querySelector("[data-role=status]");
     if (!host) return;
-    const text = this.statusText();
+    const text2 = this.statusText();
     const show = this.showTakeTime();
-    const signature = `${text}|${show}`;
+    const signature = `${text2}|${show}`;
     if (signature === this.signature) return;
     this.signature = signature;
     const wait = host.querySelector("[data-role=wait]");
-    if (wait && wait.textContent !== text) wait.textContent = text;
+    if (wait && wait.textContent !== text2) wait.textContent = text2;
     const button2 = host.querySelector("[data-action=take-time]");
     if (show && !button2) host.append(this.takeTimeButton());
     if (!show && button2) button2.remove();
@@ -2215,19 +2215,101 @@ var CardController = class {
    * @param {string} text
    * @param {Refusal | null} [refusal]
    */
-  showError(text, refusal = null) {
+  showError(text2, refusal = null) {
     if (!this.answerable) {
-      this.view.showBanner(text);
+      this.view.showBanner(text2);
       return;
     }
     this.busy = false;
     this.refusal = refusal;
-    this.feedback = { text, error: true };
+    this.feedback = { text: text2, error: true };
     this.render();
   }
   destroy() {
     clearTimeout(this.replyTimer);
     this.el.remove();
+  }
+};
+
+// src/ipyask/widget/js/inbox.js
+var TEXTS = {
+  en: { filter: "Filter questions by agent, process or text", ended: "ended" },
+  zh: { filter: "按代理、进程或文字筛选问题", ended: "已结束" }
+};
+function sourceOf(card) {
+  const source = (
+    /** @type {{source?: Source}} */
+    card.source
+  );
+  return source && typeof source === "object" && typeof source.session === "string" ? source : null;
+}
+function groupKey(source) {
+  return `${source.agent ?? source.session} · ${source.process ?? "?"}`;
+}
+function arrange(cards) {
+  const others = [];
+  const groups = /* @__PURE__ */ new Map();
+  for (const card of cards) {
+    const source = sourceOf(card);
+    if (!source) others.push(card);
+    else {
+      const key3 = groupKey(source);
+      const group = groups.get(key3) ?? [];
+      group.push(card);
+      groups.set(key3, group);
+    }
+  }
+  const askedAt = (card) => sourceOf(card)?.askedAt ?? 0;
+  const sorted = Array.from(groups.values(), (group) => group.sort((a, b) => askedAt(b) - askedAt(a)));
+  sorted.sort((a, b) => askedAt(b[0]) - askedAt(a[0]));
+  return [...others, ...sorted.flat()];
+}
+function text(card) {
+  const source = sourceOf(card);
+  const parts = [source?.agent, source?.session, source?.process, card.callId];
+  for (const question of card.questions) parts.push(question.header, question.question);
+  return parts.filter(Boolean).join(" ").toLowerCase();
+}
+var InboxBar = class {
+  /** @param {{lang: "en" | "zh", sync(): void}} view */
+  constructor(view) {
+    this.view = view;
+    this.query = "";
+    this.input = h("input", { type: "search", class: "ipyask-inbox-filter__input" });
+    this.input.addEventListener("input", () => {
+      this.query = /** @type {HTMLInputElement} */
+      this.input.value.trim().toLowerCase();
+      this.view.sync();
+    });
+    this.el = h("div", { class: "ipyask-inbox-filter", hidden: true }, this.input);
+  }
+  /**
+   * Label the groups, hide the cards the filter leaves out, show the filter when there is an
+   * inbox card.
+   * @param {Iterable<[Card, CardController]>} shown in display order
+   */
+  apply(shown) {
+    const texts = TEXTS[this.view.lang];
+    this.input.setAttribute("aria-label", texts.filter);
+    this.input.setAttribute("placeholder", texts.filter);
+    let any = false;
+    let previous = "";
+    for (const [card, controller] of shown) {
+      const source = sourceOf(card);
+      const el = controller.el;
+      if (!source) {
+        el.removeAttribute("data-ipyask-group");
+        continue;
+      }
+      any = true;
+      const group = groupKey(source);
+      const label = source.earlier ? `${group} · ${texts.ended}` : group;
+      if (group !== previous) el.setAttribute("data-ipyask-group", label);
+      else el.removeAttribute("data-ipyask-group");
+      previous = group;
+      el.classList.toggle("ipyask-card--filtered", this.query !== "" && !text(card).includes(this.query));
+    }
+    this.el.hidden = !any;
   }
 };
 
@@ -2262,7 +2344,8 @@ var View = class {
     this.list = h("div", { class: "ipyask-cards" });
     this.restore = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-restore", hidden: true });
     this.restore.addEventListener("click", () => this.restoreHidden());
-    this.root.append(this.banner, this.list, this.restore);
+    this.inbox = new InboxBar(this);
+    this.root.append(this.banner, this.inbox.el, this.list, this.restore);
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
     this.onLanguage = () => this.applyLanguage(true);
@@ -2308,8 +2391,9 @@ var View = class {
     }
   }
   sync() {
-    const cards = this.hub.cards().filter(isCard);
+    const cards = arrange(this.hub.cards().filter(isCard));
     const seen = /* @__PURE__ */ new Set();
+    const shown = [];
     let previous = null;
     for (const card of cards) {
       if (seen.has(card.key)) continue;
@@ -2320,6 +2404,7 @@ var View = class {
         controller = new CardController(this, card);
         this.cards.set(card.key, controller);
       }
+      shown.push([card, controller]);
       const expected = previous ? previous.el.nextSibling : this.list.firstChild;
       if (expected !== controller.el) {
         if (previous) previous.el.after(controller.el);
@@ -2333,6 +2418,7 @@ var View = class {
       this.cards.delete(key3);
       if (this.claimed.delete(key3)) this.send("release", { key: key3 });
     }
+    this.inbox.apply(shown);
     this.updateRestore(false);
   }
   /** @param {CardController} controller */
@@ -2366,10 +2452,10 @@ var View = class {
     first?.el.focus({ preventScroll: true });
   }
   /** @param {string} text */
-  showBanner(text) {
+  showBanner(text2) {
     const close = h("button", { type: "button", class: "ipyask-icon", "aria-label": this.t.dismissError, title: this.t.dismissError }, icon(ICON_CLOSE));
     close.addEventListener("click", () => this.banner.replaceChildren());
-    this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text), close));
+    this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text2), close));
   }
   /** @param {boolean} disconnected */
   setDisconnected(disconnected) {
@@ -2395,10 +2481,10 @@ var View = class {
    * @param {string} text
    * @param {Refusal | null} [refusal]
    */
-  onError(key3, text, refusal = null) {
+  onError(key3, text2, refusal = null) {
     const card = key3 === null ? void 0 : this.cards.get(key3);
-    if (card) card.showError(text, refusal);
-    else this.showBanner(text);
+    if (card) card.showError(text2, refusal);
+    else this.showBanner(text2);
   }
   tick() {
     const now = Date.now();

@@ -1,0 +1,269 @@
+"""``InboxCards``: a store's open questions as cards, whichever process asked them.
+
+A panel on a store is its shared inbox: every open question in the store (of this kernel, of an
+earlier run of it, of a worker, a script or another kernel) is a card. The store is the one
+record: answering a card is a claim on the store, and the first claim of any view or process
+wins; a card settles when the store says its question settled, whoever settled it. A thread waits
+on the store's change feed (no busy polling) and hands each change to the panel's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+from collections.abc import Awaitable
+
+from ..._service import UserQuestions
+from ..._settlement import Settlement
+from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
+from ..._waterfall import Next
+from ...store import ChangeFeed, ClaimResult, QuestionRecord, Store, Terminal
+from ...widget import Card, CardSource, QuestionWidget
+from ._answer_loop import call_on
+from ._card_outcomes import CardOutcomes
+from ._held_request import PassOn
+
+__all__ = ["ASKED_EARLIER", "SETTLED_ELSEWHERE", "InboxCards", "process_ended"]
+
+log = logging.getLogger("ipyask")
+
+ASKED_EARLIER = (
+    "Asked before a restart: the process that asked ({process}) has ended. The answer is kept "
+    "in the store; the agent gets it when it asks again with the same call id."
+)
+SETTLED_ELSEWHERE = "Settled in another view or process."
+
+
+def process_ended(origin: str | None) -> bool:
+    """Whether ``origin`` (``host:pid``) names a process of this machine that no longer runs.
+
+    Another machine's process, or an origin that cannot be read, counts as running.
+    """
+    if origin is None or os.name != "posix":
+        return False
+    host, _, pid_text = origin.rpartition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists, but belongs to someone else
+        return False
+    return False
+
+
+def _source(record: QuestionRecord) -> CardSource:
+    return CardSource(
+        agent=record.agent_id,
+        session=record.session_id,
+        process=record.origin,
+        asked_at=record.asked_at,
+        earlier=process_ended(record.origin),
+    )
+
+
+def _card(record: QuestionRecord) -> Card:
+    source = _source(record)
+    return Card(
+        key=record.id,
+        call_id=record.call_id,
+        wait="indefinite",
+        questions=[AskUserQuestionItem.model_validate(q) for q in record.questions],
+        notice=ASKED_EARLIER.format(process=record.origin) if source.earlier else None,
+        source=source,
+    )
+
+
+class InboxCards:
+    """The cards of ``store``'s open questions on one panel (``widget``), keyed by record id.
+
+    ``session_id`` limits them to one session's questions (a panel scoped to an agent).
+    ``outcomes`` marks settled cards. Changes seen on the feed are handled on the event loop
+    running when the inbox starts (at once, on the feed's thread, when there is none).
+    """
+
+    IDLE_WAIT = 1.0
+    """Longest single wait on the feed; between waits the thread checks whether to stop."""
+
+    def __init__(
+        self,
+        service: UserQuestions,
+        widget: QuestionWidget,
+        outcomes: CardOutcomes,
+        store: Store,
+        session_id: str | None = None,
+    ) -> None:
+        self.service = service
+        self.store = store
+        self._widget = widget
+        self._outcomes = outcomes
+        self._session_id = session_id
+        self._lock = threading.Lock()
+        self._open: dict[str, QuestionRecord] = {}
+        self._settled: set[str] = set()
+        self._holds: dict[str, Settlement[PassOn]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._feed: ChangeFeed | None = None
+        self._thread: threading.Thread | None = None
+        self._refresh_due = False
+        self._stopped = False
+
+    # -- lifetime -----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Show the store's open questions now, then follow its changes on a thread."""
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
+        self._feed = self.store.changes()  # opened first: no change after the read is missed
+        self.refresh()
+        self._thread = threading.Thread(target=self._follow, name="ipyask-inbox", daemon=True)
+        self._thread.start()
+
+    def _follow(self) -> None:
+        feed = self._feed
+        assert feed is not None
+        try:
+            while not self._stopped:
+                if feed.wait(self.IDLE_WAIT) and not self._stopped:
+                    self._schedule_refresh()
+        except Exception:
+            if not self._stopped:
+                log.exception("ipyask: following the store %s failed", self.store.location)
+        finally:
+            feed.close()  # here: a feed's connection is not closed under a running wait
+
+    def _schedule_refresh(self) -> None:
+        with self._lock:
+            if self._refresh_due:  # one refresh reads every change made before it runs
+                return
+            self._refresh_due = True
+        call_on(self._loop, self.refresh)
+
+    def close(self) -> None:
+        """Stop following the store (the thread ends within :attr:`IDLE_WAIT`); local asks
+        held here go on down the waterfall."""
+        self._stopped = True
+        with self._lock:
+            holds = list(self._holds.values())
+            self._holds.clear()
+        for hold in holds:
+            hold.resolve(PassOn())
+
+    # -- the cards ----------------------------------------------------------------------------
+    def holds(self, key: str) -> bool:
+        """Whether ``key`` is the card of an open question of the store."""
+        with self._lock:
+            return key in self._open
+
+    def refresh(self) -> None:
+        """Bring the cards in step with the store: new open questions get a card, settled
+        ones are marked with how they were settled."""
+        with self._lock:
+            self._refresh_due = False
+        if self._stopped:
+            return
+        try:
+            records = self.store.pending_questions(self._session_id)
+        except Exception:
+            log.exception("ipyask: reading the store %s failed", self.store.location)
+            return
+        current = {record.id for record in records}
+        with self._lock:
+            new = [r for r in records if r.id not in self._open and r.id not in self._settled]
+            self._open.update((record.id, record) for record in new)
+            gone = [key for key in self._open if key not in current]
+            self._settled.update(gone)
+            for key in gone:
+                del self._open[key]
+        for record in new:
+            self._widget.set_card(_card(record))
+        for key in gone:
+            settled = self.store.question(key)
+            terminal = settled.terminal if settled is not None else None
+            self._mark(key, terminal, SETTLED_ELSEWHERE)
+
+    def _mark(self, key: str, terminal: Terminal | None, notice: str | None) -> None:
+        if terminal is None:
+            self._outcomes.mark(key, "expired", "This question is no longer in the store.")
+        elif terminal.outcome == "answered" and terminal.answer is not None:
+            answer = AskUserQuestionAnswer.model_validate(terminal.answer)
+            self._outcomes.mark(key, "answered", notice, answer)
+        elif terminal.outcome == "cancelled":
+            message = terminal.error.message if terminal.error is not None else None
+            self._outcomes.mark(key, "cancelled", message or "The question was cancelled.")
+        else:
+            self._outcomes.mark(key, "expired", "Nobody could answer this question.")
+
+    def answer(self, key: str, answer: AskUserQuestionAnswer) -> ClaimResult:
+        """Claim card ``key``'s question with ``answer``; the first claim anywhere wins.
+
+        ``accepted``: the card is answered. ``already-resolved``: the card shows how the
+        question was settled. The seam may raise (e.g. ``BAD_ANSWER``).
+        """
+        result = self.service.respond(self.store, key, answer)
+        if result.status == "not-pending":
+            return result
+        with self._lock:
+            mine = self._open.pop(key, None) is not None
+            self._settled.add(key)
+        if mine:
+            if result.status == "accepted":
+                self._outcomes.mark(key, "answered", answer=answer)
+            else:
+                terminal = Terminal(outcome=result.outcome or "answered", answer=result.answer)
+                self._mark(key, terminal, SETTLED_ELSEWHERE)
+        return result
+
+    # -- asks of this process -----------------------------------------------------------------
+    def takes(self, request: AskUserQuestionRequest) -> bool:
+        """Whether ``request`` is a durable ask on this inbox's store (its card is the
+        question's inbox card)."""
+        agent = request.agent
+        return (
+            not self._stopped
+            and request.request_id is not None
+            and agent is not None
+            and agent.session.store is self.store
+            and (self._session_id is None or agent.session.id == self._session_id)
+        )
+
+    def hold(self, request: AskUserQuestionRequest, next: Next) -> Awaitable[AskUserQuestionAnswer]:
+        """Answer a durable ask of this process through its inbox card.
+
+        The card is shown at once; the ask then waits for the store (the seam ends this wait
+        when the question settles, whoever claimed it), or goes on down the waterfall when the
+        panel closes.
+        """
+        request_id = request.request_id
+        assert request_id is not None
+        record = self.store.question(request_id)
+        if record is not None and record.terminal is None:
+            with self._lock:
+                new = request_id not in self._open and request_id not in self._settled
+                if new:
+                    self._open[request_id] = record
+            if new:
+                self._widget.set_card(_card(record))
+        release: Settlement[PassOn] = Settlement()
+        with self._lock:
+            self._holds[request_id] = release
+        return self._wait(request_id, release, next)
+
+    async def _wait(
+        self, request_id: str, release: Settlement[PassOn], next: Next
+    ) -> AskUserQuestionAnswer:
+        try:
+            await release
+        finally:
+            with self._lock:
+                if self._holds.get(request_id) is release:
+                    del self._holds[request_id]
+        return await next()

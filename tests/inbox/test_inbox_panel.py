@@ -1,0 +1,264 @@
+"""A panel on a store is its shared inbox: every open question of every asker, first answer wins.
+
+In one process: the askers use their own store objects (their own connections), as another
+process would; tests/inbox/test_inbox_kernel.py does it across real processes and a kernel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+import ipyask
+from ipyask.bridge.panel._inbox import ASKED_EARLIER, SETTLED_ELSEWHERE, process_ended
+from ipyask.store import Store, open_store
+
+from ._helpers import DEPLOY, NO, YES, View, until
+
+
+@pytest.fixture
+async def inbox(location: str) -> AsyncIterator[ipyask.QuestionPanel]:
+    panel = ipyask.inbox(location)
+    yield panel
+    panel.close()
+    await panel.service.aclose()
+    assert panel.inbox is not None
+    panel.inbox.store.close()
+
+
+def pending(panel: ipyask.QuestionPanel) -> list[dict[str, Any]]:
+    return [card for card in panel.cards if card["status"] == "pending"]
+
+
+async def test_a_question_asked_through_connect_is_answered_on_the_inbox(
+    inbox: ipyask.QuestionPanel, location: str
+) -> None:
+    view = View(inbox)
+    async with ipyask.connect(location, agent="worker-3") as conn:
+        asking = asyncio.ensure_future(conn.ask(DEPLOY, call_id="step-12"))
+        [card] = await until(lambda: pending(inbox))
+        assert card["callId"] == "step-12"
+        assert card["source"]["agent"] == "worker-3"
+        assert card["source"]["session"] == "worker-3"
+        assert card["source"]["earlier"] is False
+        assert "notice" not in card
+        view.answer(card["key"], YES)
+        assert (await asyncio.wait_for(asking, 10)).to_wire() == YES
+        assert inbox.get_card(card["key"]).status == "answered"
+        record = conn.store.question(card["key"])
+        assert record is not None and record.terminal is not None
+        assert record.terminal.answer == YES
+        # a re-run asking the same call id gets the recorded answer at once
+        assert (await conn.ask(DEPLOY, call_id="step-12")).to_wire() == YES
+    assert view.errors == []
+    assert inbox.records == ["**Answered** · `step-12`\n- Deploy? → **Yes**"]
+
+
+async def test_questions_open_before_the_panel_are_shown_when_it_opens(location: str) -> None:
+    async with ipyask.connect(location, agent="planner") as conn:
+        asking = asyncio.ensure_future(conn.ask(DEPLOY, call_id="c1"))
+        await until(conn.pending)
+        asking.cancel()  # the agent stops waiting; its question stays open in the store
+        await asyncio.gather(asking, return_exceptions=True)
+    panel = ipyask.inbox(location)
+    try:
+        [card] = pending(panel)  # shown as the panel opens, before any change
+        View(panel).answer(card["key"], NO)
+        assert panel.get_card(card["key"]).status == "answered"
+        async with ipyask.connect(location, agent="planner") as again:
+            assert (await again.ask(DEPLOY, call_id="c1")).to_wire() == NO
+    finally:
+        panel.close()
+        await panel.service.aclose()
+
+
+async def test_a_local_durable_ask_has_one_card_answered_through_the_store(
+    location: str,
+) -> None:
+    store = open_store(location)
+    svc = ipyask.UserQuestions(store=store)
+    panel = ipyask.QuestionPanel(svc)
+    try:
+        agent = svc.agents.enter(ipyask.Agent("planner", session=svc.open_session("planner")))
+        agent.session.append(ipyask.host.TurnStartEvent(turn=1))
+        asking = asyncio.ensure_future(svc.ask({**DEPLOY, "agent": agent, "callId": "c1"}))
+        [card] = await until(lambda: pending(panel))
+        await asyncio.sleep(0.3)  # the feed has seen the ask: still one card
+        assert [c["key"] for c in panel.cards] == [card["key"]]
+        View(panel).answer(card["key"], YES)
+        assert (await asyncio.wait_for(asking, 5)).to_wire() == YES
+        assert store.pending_questions() == []
+    finally:
+        panel.close()
+        await svc.aclose()
+        store.close()
+
+
+async def test_a_closed_panel_hands_a_local_ask_down_the_waterfall(location: str) -> None:
+    store = open_store(location)
+    svc = ipyask.UserQuestions(store=store)
+    below: list[str] = []
+
+    async def answerer(request: ipyask.AskUserQuestionRequest, next: Any) -> Any:
+        below.append(request.request_id or "")
+        return ipyask.AskUserQuestionAnswer.model_validate(NO)
+
+    panel = ipyask.QuestionPanel(svc)  # registered first: asked first
+    svc.on_request(answerer)
+    try:
+        agent = svc.agents.enter(ipyask.Agent("a", session=svc.open_session("a")))
+        agent.session.append(ipyask.host.TurnStartEvent(turn=1))
+        asking = asyncio.ensure_future(svc.ask({**DEPLOY, "agent": agent, "callId": "c1"}))
+        await until(lambda: pending(panel))
+        assert below == []
+        panel.close()
+        assert (await asyncio.wait_for(asking, 5)).to_wire() == NO
+        assert len(below) == 1
+    finally:
+        panel.close()
+        await svc.aclose()
+        store.close()
+
+
+async def test_first_answer_wins_between_the_panel_and_connect_answer(
+    inbox: ipyask.QuestionPanel, location: str
+) -> None:
+    view = View(inbox)
+    async with ipyask.connect(location, agent="w") as conn:
+        first = asyncio.ensure_future(conn.ask(DEPLOY, call_id="c1"))
+        second = asyncio.ensure_future(conn.ask(DEPLOY, call_id="c2"))
+        cards = await until(lambda: len(pending(inbox)) == 2 and pending(inbox))
+        key = {c["callId"]: c["key"] for c in cards}
+        # c1: another process answers first; the panel's answer comes after, before its feed ran
+        assert conn.answer(key["c1"], NO).status == "accepted"
+        view.answer(key["c1"], YES)
+        assert [e["code"] for e in view.errors] == ["ALREADY_ANSWERED"]
+        card = inbox.get_card(key["c1"])
+        assert (card.status, card.notice) == ("answered", SETTLED_ELSEWHERE)
+        assert card.answer is not None and card.answer.to_wire() == NO
+        assert (await asyncio.wait_for(first, 5)).to_wire() == NO
+        # c2: the panel answers first; the other process's answer is refused
+        view.answer(key["c2"], YES)
+        result = conn.answer(key["c2"], NO)
+        assert (result.status, result.answer) == ("already-resolved", YES)
+        assert (await asyncio.wait_for(second, 5)).to_wire() == YES
+        # a second view's late answer on a settled inbox card: already answered
+        View(inbox, "view-2").answer(key["c2"], NO)
+        assert [e["code"] for e in view.errors][-1] == "ALREADY_ANSWERED"
+
+
+async def test_a_question_settled_elsewhere_settles_the_card(
+    inbox: ipyask.QuestionPanel, location: str
+) -> None:
+    async with ipyask.connect(location, agent="w") as conn:
+        asking = asyncio.ensure_future(conn.ask(DEPLOY, call_id="c1"))
+        [card] = await until(lambda: pending(inbox))
+        assert conn.cancel(card["key"]).status == "accepted"
+        settled = await until(
+            lambda: inbox.get_card(card["key"]).status != "pending" and inbox.get_card(card["key"])
+        )
+        assert settled.status == "cancelled"
+        with pytest.raises(ipyask.UserQuestionError) as raised:
+            await asyncio.wait_for(asking, 5)
+        assert raised.value.code == "ASK_CANCELLED"
+
+
+async def test_the_inbox_shows_every_asker_and_a_scoped_panel_its_agent_only(
+    location: str,
+) -> None:
+    store = open_store(location)
+    svc = ipyask.UserQuestions(store=store)
+    mine = svc.agents.enter(ipyask.Agent("mine", session=svc.open_session("mine")))
+    everything = ipyask.QuestionPanel(svc)
+    scoped = ipyask.QuestionPanel(svc, agent=mine)
+    try:
+        async with (
+            ipyask.connect(location, agent="mine") as a,
+            ipyask.connect(location, agent="other") as b,
+        ):
+            asks = [
+                asyncio.ensure_future(a.ask(DEPLOY, call_id="a1")),
+                asyncio.ensure_future(b.ask(DEPLOY, call_id="b1")),
+            ]
+            cards = await until(lambda: len(pending(everything)) == 2 and pending(everything))
+            assert sorted(c["source"]["agent"] for c in cards) == ["mine", "other"]
+            [card] = await until(lambda: pending(scoped))
+            assert card["source"]["agent"] == "mine"
+            for ask in asks:
+                ask.cancel()
+            await asyncio.gather(*asks, return_exceptions=True)
+    finally:
+        everything.close()
+        scoped.close()
+        await svc.aclose()
+        store.close()
+
+
+async def test_an_idle_inbox_reads_the_store_only_when_it_changes(
+    inbox: ipyask.QuestionPanel, location: str
+) -> None:
+    assert inbox.inbox is not None
+    store = inbox.inbox.store
+    reads: list[int] = []
+    read = store.pending_questions
+    store.pending_questions = lambda *a: reads.append(1) or read(*a)  # type: ignore[method-assign]
+    await asyncio.sleep(1.0)
+    assert reads == []
+    other = open_store(location)
+    try:
+        other.open_question("s", "c", DEPLOY["questions"], request_id="r1", agent_id="x")
+        await until(lambda: pending(inbox))
+        assert 1 <= len(reads) <= 2
+    finally:
+        other.close()
+
+
+def test_process_ended_tells_a_finished_process_of_this_machine() -> None:
+    import os
+    import socket
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    host = socket.gethostname()
+    assert process_ended(f"{host}:{done.stdout.strip()}")
+    assert not process_ended(f"{host}:{os.getpid()}")
+    assert not process_ended(f"{host}:1")  # running (init), maybe not ours
+    assert not process_ended(f"another-host:{done.stdout.strip()}")
+    assert not process_ended(None)
+    assert "{process}" in ASKED_EARLIER
+
+
+def test_an_earlier_question_is_marked_on_its_card(location: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    store: Store = open_store(location)
+    try:
+        store.open_question("s", "c", DEPLOY["questions"], request_id="r1", agent_id="x")
+        import socket
+        import sqlite3
+
+        origin = f"{socket.gethostname()}:{done.stdout.strip()}"
+        with sqlite3.connect(location) as db:
+            db.execute("UPDATE ipyask_questions SET origin = ?", (origin,))
+        panel = ipyask.inbox(store)
+        try:
+            [card] = panel.cards
+            assert card["source"]["earlier"] is True
+            assert card["notice"] == ASKED_EARLIER.format(process=origin)
+        finally:
+            panel.close()
+    finally:
+        store.close()
