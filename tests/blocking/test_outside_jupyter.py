@@ -145,6 +145,17 @@ def test_a_timed_question_answered_in_its_window(service: ipyask.UserQuestions) 
     assert request.timed and request.agent is not None and request.call_id is not None
 
 
+async def test_await_ask_takes_a_timeout_too(service: ipyask.UserQuestions) -> None:
+    script = ScriptedAnswerer({"answer": "Yes"})
+    script.register(service)
+    assert await ipyask.ask("Proceed?", ["Yes"], timeout=30) == "Yes"
+    request = script.requests[0]
+    assert request.timed and request.agent is not None and request.call_id is not None
+    with pytest.raises(ipyask.UserQuestionError) as caught:
+        await ipyask.ask("Proceed?", timeout=0)
+    assert caught.value.code == "BAD_TIMEOUT"
+
+
 @pytest.mark.parametrize("timeout", [0, -1, True, math.nan, math.inf, "5", 3e6])
 def test_bad_timeouts(service: ipyask.UserQuestions, timeout: object) -> None:
     with pytest.raises(ipyask.UserQuestionError) as caught:

@@ -49,7 +49,6 @@ __all__ = [
     "ask",
     "ask_batch",
     "ask_blocking",
-    "ask_on_default",
     "default_panel",
     "default_service",
     "form",
@@ -145,14 +144,6 @@ def show_panel() -> None:
 _cell_wait = CellWait(default_panel, _show)
 
 
-async def ask_on_default(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-    """Ask ``request`` on the default service and panel, helping the running cell wait.
-
-    For bridges that build their own requests (``ipyask.integrations``) with ``service=None``.
-    """
-    return await _cell_wait.await_in_cell(lambda: default_service().ask(request))
-
-
 def _value(item: AskUserQuestionAnswerItem, multi_select: bool) -> str | list[str] | None:
     custom = item.custom if item.custom is not None and item.custom.strip() else None
     if multi_select:
@@ -162,6 +153,7 @@ def _value(item: AskUserQuestionAnswerItem, multi_select: bool) -> str | list[st
     return item.selected[0] if item.selected else None
 
 
+@overload
 async def ask(
     question: str,
     options: Sequence[str] = (),
@@ -169,16 +161,39 @@ async def ask(
     multi_select: bool = False,
     header: str | None = None,
     detail: str | None = None,
-) -> str | list[str] | None:
+    timeout: None = None,
+) -> str | list[str] | None: ...
+@overload
+async def ask(
+    question: str,
+    options: Sequence[str] = (),
+    *,
+    multi_select: bool = False,
+    header: str | None = None,
+    detail: str | None = None,
+    timeout: float,
+) -> str | list[str] | PendingAnswer | None: ...
+async def ask(
+    question: str,
+    options: Sequence[str] = (),
+    *,
+    multi_select: bool = False,
+    header: str | None = None,
+    detail: str | None = None,
+    timeout: float | None = None,
+) -> str | list[str] | PendingAnswer | None:
     """Ask one question on the default panel and return the person's answer.
 
     Single-select: the chosen label, or the typed "Other" text, or ``None`` when skipped.
-    Multi-select: the chosen labels, with typed text last (``[]`` when skipped).
+    Multi-select: the chosen labels, with typed text last (``[]`` when skipped). With
+    ``timeout`` (seconds) the card counts down and the call returns ``PendingAnswer`` when the
+    window runs out (see :func:`ask_blocking`).
     """
     item = _question_item(question, options, multi_select, header, detail)
-    request = AskUserQuestionRequest.model_validate({"questions": [item]})
-    answer = await _cell_wait.await_in_cell(lambda: default_service().ask(request))
-    return _value(answer.answers[0], multi_select)
+    outcome = await _cell_wait.await_in_cell(_asking(item, timeout))
+    if isinstance(outcome, PendingAnswer):
+        return outcome
+    return _value(outcome.answers[0], multi_select)
 
 
 async def ask_batch(
@@ -190,9 +205,11 @@ async def ask_batch(
     What :func:`ask` and :func:`approve` do for one question; the framework bridges of
     :mod:`ipyask.integrations` ask through it when given no service.
     """
-    if not isinstance(request, AskUserQuestionRequest):
-        request = AskUserQuestionRequest.model_validate(dict(request))
-    asked = request
+    asked = (
+        request
+        if isinstance(request, AskUserQuestionRequest)
+        else AskUserQuestionRequest.model_validate(dict(request))
+    )
     return await _cell_wait.await_in_cell(lambda: default_service().ask(asked))
 
 
@@ -202,7 +219,7 @@ def _question_item(
     multi_select: bool,
     header: str | None,
     detail: str | None,
-) -> dict[str, Any]:
+) -> AskUserQuestionItem:
     item: dict[str, Any] = {"id": "answer", "question": question, "multiSelect": multi_select}
     if options:
         item["options"] = [{"label": label} for label in options]
@@ -210,7 +227,7 @@ def _question_item(
         item["header"] = header
     if detail is not None:
         item["detail"] = detail
-    return item
+    return AskUserQuestionItem.model_validate(item)
 
 
 async def approve(
@@ -287,21 +304,10 @@ def ask_blocking(
     :class:`BlockingUnsupportedError` where the kernel cannot deliver the answer meanwhile.
     """
     item = _question_item(question, options, multi_select, header, detail)
-    timeout_ms = _timeout_ms(timeout)
-    service = default_service()
-    if timeout_ms is None:
-        request = AskUserQuestionRequest.model_validate({"questions": [item]})
-        answer = _cell_wait.run_blocking(lambda: service.ask(request))
-    else:
-        timed = AskUserQuestionRequest.model_validate(
-            {"questions": [item], "agent": _cell_agent(service)}
-        )
-        call_id = f"cell-{uuid.uuid4().hex[:12]}"
-        result = _cell_wait.run_blocking(lambda: service.ask_timed(timed, call_id, timeout_ms))
-        if isinstance(result, PendingAnswer):
-            return result
-        answer = result
-    return _value(answer.answers[0], multi_select)
+    outcome = _cell_wait.run_blocking(_asking(item, timeout))
+    if isinstance(outcome, PendingAnswer):
+        return outcome
+    return _value(outcome.answers[0], multi_select)
 
 
 def approve_blocking(

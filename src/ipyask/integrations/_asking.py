@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._service import UserQuestions
 from .._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
-from ..bridge._one_liners import ask_on_default, default_service, show_panel
+from ..bridge import ask_batch, default_service, show_panel
 
 __all__ = ["ask", "chosen_service"]
 
@@ -16,7 +16,7 @@ async def ask(
     the running cell and the cell's wait helped as for :func:`ipyask.ask`."""
     if service is not None:
         return await service.ask(request)
-    return await ask_on_default(request)
+    return await ask_batch(request)
 
 
 def chosen_service(service: UserQuestions | None) -> UserQuestions:

@@ -20,7 +20,7 @@ from .._vocabulary import (
     AskUserQuestionItem,
     AskUserQuestionRequest,
 )
-from ..bridge import ask_batch
+from ._asking import ask
 
 __all__ = ["Group", "ask_groups", "unique_id"]
 
@@ -76,7 +76,7 @@ async def _ask_batch(
             origin[batch_id] = (index, question.id)
             asked.append(question.model_copy(update={"id": batch_id}))
     request = AskUserQuestionRequest(questions=asked)
-    batch = await (ask_batch(request) if service is None else service.ask(request))
+    batch = await ask(request, service)
     return _split(batch, origin, len(groups))
 
 
