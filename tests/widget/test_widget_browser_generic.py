@@ -220,7 +220,9 @@ def test_answered_card_collapses_to_a_summary(wpage) -> None:
     wpage.set_state(widget)
     card = wpage.card("b1")
     expect(card.locator(".ipyask-wait")).to_have_text("Answered")
-    expect(card.locator(".ipyask-summary__line")).to_have_text("Go, Auth, Export")
+    expect(card.locator(".ipyask-summary__line")).to_have_text(
+        "Stack: Go · Which features: Auth, Export · Anything else: skipped"
+    )
     expect(card.get_by_role("radio")).to_have_count(0)
     expect(card.get_by_role("button", name="Submit")).to_have_count(0)
     toggle = card.get_by_role("button", name="Expand the question card")

@@ -235,6 +235,7 @@ var STRINGS = {
     following: "Next question",
     questionOf: "Question {index} of {total}",
     skipped: "Skipped",
+    skippedPart: "skipped",
     skippedItem: "This question was skipped.",
     answerPrefix: "Answer: ",
     planReview: "Plan review",
@@ -322,6 +323,7 @@ var STRINGS = {
     following: "下一个问题",
     questionOf: "第 {index} 题，共 {total} 题",
     skipped: "已跳过",
+    skippedPart: "已跳过",
     skippedItem: "这道问题当时被跳过。",
     answerPrefix: "回答：",
     planReview: "计划待审",
@@ -1402,9 +1404,8 @@ function build5(c) {
   const head = header(c, { eyebrow: first.header ? [first.header] : [], title: first.question, bodyId, expanded: c.expanded });
   const parts = [head];
   if (answer) {
-    const values = items.flatMap(answerValues);
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    const line = approvalSummary(c, items) ?? (values.length ? values.join(", ") : t.skipped);
+    const line = approvalSummary(c, items) ?? summaryLine(c, items);
     body.append(h("p", { class: "ipyask-summary__line" }, line));
     if (c.expanded) {
       const list = h("dl", { class: "ipyask-summary__list" });
@@ -1432,6 +1433,25 @@ function approvalSummary(c, items) {
   const did = value === p.reject ? t.rejected : value === p.always ? t.alwaysAllowed : value === p.approve ? localized(p.approveLabel, c.view.locale) ?? t.allowedOnce : null;
   if (did === null) return null;
   return did === value ? did : fill(t.agentReceived, { did, value });
+}
+function summaryLine(c, items) {
+  const t = c.t;
+  const questions = c.card.questions;
+  const given = (id) => {
+    const item = items.find((candidate) => candidate.id === id);
+    return item ? answerValues(item) : [];
+  };
+  if (questions.length === 1) {
+    const values = given(questions[0].id);
+    return values.length ? values.join(", ") : t.skipped;
+  }
+  return questions.map((question) => {
+    const values = given(question.id);
+    return `${shortLabel(question)}: ${values.length ? values.join(", ") : t.skippedPart}`;
+  }).join(" · ");
+}
+function shortLabel(question) {
+  return question.header || question.question.replace(/[?？]\s*$/u, "");
 }
 function answerValues(item) {
   const custom = (item.custom ?? "").trim();
