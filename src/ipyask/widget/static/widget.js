@@ -195,6 +195,15 @@ var ICON_CHEVRON = "M4 6l4 4 4-4";
 var ICON_CLOSE = "M4 4l8 8M12 4l-8 8";
 var ICON_PENCIL = "M3 13l1-3 6.5-6.5 2 2L6 12z";
 var ICON_CHECK = "M3.5 8.5l3 3 6-7";
+var CIRCLE = "M8 2.5a5.5 5.5 0 1 0 0 11a5.5 5.5 0 1 0 0-11z";
+var STATE_ICONS = {
+  pending: `${CIRCLE}M8 5v3.2l2 1.3`,
+  continued: "M3 4l4.5 4L3 12M8.5 4l4.5 4-4.5 4",
+  answered: ICON_CHECK,
+  rejected: `${CIRCLE}M6 6l4 4M10 6l-4 4`,
+  cancelled: `${CIRCLE}M4.2 4.2l7.6 7.6`,
+  expired: "M4 2.5h8M4 13.5h8M5 2.5c0 3 6 3.5 6 5.5s-6 2.5-6 5.5M11 2.5c0 3-6 3.5-6 5.5s6 2.5 6 5.5"
+};
 function isNode(node) {
   return node instanceof Node;
 }
@@ -1837,6 +1846,7 @@ var Countdown = class {
     this.timedOut = false;
     this.timing = { seq: -1, deadline: 0, paused: null };
     this.signature = "";
+    this.span = 0;
   }
   /** The person started answering: from now on the card waits for them. */
   engage() {
@@ -1856,6 +1866,7 @@ var Countdown = class {
     if (anchor.seq !== this.timing.seq) {
       const paused = this.isPaused() ? Math.max(0, anchor.deadline - now) : null;
       this.timing = { seq: anchor.seq, deadline: anchor.deadline, paused };
+      this.span = Math.max(this.span, anchor.deadline - now);
     }
     return this.timing.paused ?? Math.max(0, this.timing.deadline - now);
   }
@@ -1893,7 +1904,7 @@ var Countdown = class {
     const t = this.controller.t;
     const status = this.controller.card.status;
     if (this.controller.dead) return t.noLongerLive;
-    if (status !== "pending") return t[status];
+    if (status !== "pending") return t[this.controller.tone];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";
     if (this.held) return t.waiting;
@@ -1911,10 +1922,28 @@ var Countdown = class {
       this.controller.t.takeTime
     );
   }
-  /** The wait line's content, for a header being built. */
+  /** How much of the countdown bar is left (0–1), or null when the card has no running count. */
+  fraction() {
+    const remaining = this.remaining(Date.now());
+    if (remaining === null || this.controller.dead || this.span <= 0) return null;
+    return Math.min(1, remaining / this.span);
+  }
+  /** The bar along the card's top edge; the wait line says the same in words. */
+  bar() {
+    const fraction = this.fraction();
+    const fill2 = h("span", { class: "ipyask-timebar__fill", "data-role": "timebar-fill" });
+    fill2.style.width = `${((fraction ?? 0) * 100).toFixed(1)}%`;
+    return h("span", { class: "ipyask-timebar", "aria-hidden": "true", "data-role": "timebar", hidden: fraction === null }, fill2);
+  }
+  /** The wait line's content, for a header being built: state icon, words, Take time, bar. */
   statusNodes() {
-    const nodes = [h("span", { class: "ipyask-wait", "data-role": "wait" }, this.statusText())];
+    const tone = this.controller.tone;
+    const nodes = [
+      h("span", { class: "ipyask-state", "data-state": tone }, icon(STATE_ICONS[tone])),
+      h("span", { class: "ipyask-wait", "data-role": "wait" }, this.statusText())
+    ];
     if (this.showTakeTime()) nodes.push(this.takeTimeButton());
+    nodes.push(this.bar());
     return nodes;
   }
   /** Update the wait text and the Take-time button in place (never replace a pressed button). */
@@ -1924,12 +1953,19 @@ var Countdown = class {
     const text2 = this.statusText();
     const show = this.showTakeTime();
     const signature = `${text2}|${show}`;
+    const bar = host.querySelector("[data-role=timebar]");
+    if (bar instanceof HTMLElement && bar.firstElementChild instanceof HTMLElement) {
+      const fraction = this.fraction();
+      const width = `${((fraction ?? 0) * 100).toFixed(1)}%`;
+      if (bar.hidden !== (fraction === null)) bar.hidden = fraction === null;
+      if (bar.firstElementChild.style.width !== width) bar.firstElementChild.style.width = width;
+    }
     if (signature === this.signature) return;
     this.signature = signature;
     const wait = host.querySelector("[data-role=wait]");
     if (wait && wait.textContent !== text2) wait.textContent = text2;
     const button2 = host.querySelector("[data-action=take-time]");
-    if (show && !button2) host.append(this.takeTimeButton());
+    if (show && !button2) wait?.after(this.takeTimeButton());
     if (!show && button2) button2.remove();
   }
 };
@@ -2053,6 +2089,18 @@ var CardController = class {
   get dead() {
     return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
   }
+  /**
+   * How the card looks: its status, except an approval answered with its reject label reads
+   * "rejected" and a card whose kernel is gone reads "expired".
+   * @returns {"pending" | "continued" | "answered" | "rejected" | "cancelled" | "expired"}
+   */
+  get tone() {
+    if (this.dead) return "expired";
+    const status = this.card.status;
+    const p = this.presentation;
+    if (status === "answered" && p.kind === "approval" && this.card.answer?.answers[0]?.selected[0] === p.reject) return "rejected";
+    return status;
+  }
   get keyed() {
     return typeof this.card.callId === "string";
   }
@@ -2111,7 +2159,7 @@ var CardController = class {
     }
     this.rendering = true;
     const kind = this.answerable ? this.presentation.kind : "settled";
-    this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
+    this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status} ipyask-tone-${this.tone}`;
     this.el.hidden = this.hidden;
     this.el.toggleAttribute("aria-busy", this.busy);
     this.el.dataset.key = this.card.key;

@@ -103,6 +103,19 @@ export class CardController {
     return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
   }
 
+  /**
+   * How the card looks: its status, except an approval answered with its reject label reads
+   * "rejected" and a card whose kernel is gone reads "expired".
+   * @returns {"pending" | "continued" | "answered" | "rejected" | "cancelled" | "expired"}
+   */
+  get tone() {
+    if (this.dead) return "expired";
+    const status = this.card.status;
+    const p = this.presentation;
+    if (status === "answered" && p.kind === "approval" && this.card.answer?.answers[0]?.selected[0] === p.reject) return "rejected";
+    return status;
+  }
+
   get keyed() {
     return typeof this.card.callId === "string";
   }
@@ -171,7 +184,7 @@ export class CardController {
     }
     this.rendering = true;
     const kind = this.answerable ? this.presentation.kind : "settled";
-    this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
+    this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status} ipyask-tone-${this.tone}`;
     this.el.hidden = this.hidden;
     this.el.toggleAttribute("aria-busy", this.busy);
     this.el.dataset.key = this.card.key;
