@@ -171,8 +171,13 @@ def test_every_state_has_its_own_colour_and_icon(wpage, theme) -> None:
 
 
 def _bar_width(wpage, key: str) -> float:
-    return wpage.card(key).locator("[data-role=timebar-fill]").evaluate(
-        "el => el.getBoundingClientRect().width / el.parentElement.getBoundingClientRect().width"
+    return (
+        wpage.card(key)
+        .locator("[data-role=timebar-fill]")
+        .evaluate(
+            "el => el.getBoundingClientRect().width"
+            " / el.parentElement.getBoundingClientRect().width"
+        )
     )
 
 

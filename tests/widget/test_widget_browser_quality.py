@@ -103,7 +103,11 @@ SCENES: dict[str, tuple[list[Card], Any]] = {
     "continued": ([timed("t1", status="continued")], None),
     "answered": ([batch("b1", status="answered", answer=ANSWERED)], _expand),
     "rejected": (
-        [approval("a1", status="answered", answer={"answers": [{"id": "perm", "selected": ["deny"]}]})],
+        [
+            approval(
+                "a1", status="answered", answer={"answers": [{"id": "perm", "selected": ["deny"]}]}
+            )
+        ],
         None,
     ),
     "cancelled": ([generic("c1", status="cancelled", notice="The run was stopped.")], None),
