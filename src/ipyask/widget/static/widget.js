@@ -249,6 +249,8 @@ var STRINGS = {
     answerPrefix: "Answer: ",
     planReview: "Plan review",
     requestChanges: "Request changes",
+    changesLabel: "What should change?",
+    changesPlaceholder: "Tell the agent what to change in the plan (optional)",
     approvePlan: "Approve",
     waitingApproval: "Waiting for approval",
     approvalDetails: "Approval details",
@@ -337,6 +339,8 @@ var STRINGS = {
     answerPrefix: "回答：",
     planReview: "计划待审",
     requestChanges: "要求修改",
+    changesLabel: "需要修改什么？",
+    changesPlaceholder: "告诉智能体计划里要改什么（可选）",
     approvePlan: "同意执行",
     waitingApproval: "等待审批",
     approvalDetails: "审批详情",
@@ -1210,13 +1214,13 @@ function readField(schema, draft, target) {
   return field;
 }
 function readUnreadable(root, schema, draft) {
-  for (const input3 of root.querySelectorAll("input[data-field]")) {
+  for (const input4 of root.querySelectorAll("input[data-field]")) {
     const field = schema.fields[Number(
       /** @type {HTMLInputElement} */
-      input3.dataset.field
+      input4.dataset.field
     )];
-    if (!field || !(input3 instanceof HTMLInputElement)) continue;
-    if (input3.validity.badInput) draft.bad.add(field.name);
+    if (!field || !(input4 instanceof HTMLInputElement)) continue;
+    if (input4.validity.badInput) draft.bad.add(field.name);
   }
 }
 function showErrors(root, schema, errors, changed, template) {
@@ -1368,7 +1372,7 @@ function isSingleLine(target) {
 }
 
 // src/ipyask/widget/js/presentations/plan-review.js
-var planReview = { build: build4, act: act3 };
+var planReview = { build: build4, act: act3, input: input3 };
 function build4(c) {
   const t = c.t;
   const plan = (
@@ -1386,7 +1390,12 @@ function build4(c) {
     body.append(markdownBlock(c.card.view.detailHtml[0] ?? ""));
     parts.push(body);
   }
-  const decline = plan.decline ? button(c, "decline", parseLabel(plan.decline.label).text || plan.decline.label, { title: plan.decline.description }) : button(c, "dismiss", t.requestChanges, { icon: ICON_PENCIL });
+  const declineText = plan.decline ? parseLabel(plan.decline.label).text || plan.decline.label : t.requestChanges;
+  if (c.requestingChanges) {
+    parts.push(changesBox(c, declineText));
+    return parts.filter(isNode);
+  }
+  const decline = plan.decline ? button(c, "decline", declineText, { title: plan.decline.description }) : button(c, "decline", t.requestChanges, { icon: ICON_PENCIL });
   const approve = button(c, "approve", c.busy ? t.submitting : t.approvePlan, {
     primary: true,
     title: plan.approve.description,
@@ -1395,11 +1404,56 @@ function build4(c) {
   parts.push(h("div", { class: "ipyask-foot" }, feedbackLine(c), h("div", { class: "ipyask-buttons" }, decline, approve)));
   return parts.filter(isNode);
 }
+function changesBox(c, declineText) {
+  const t = c.t;
+  const fieldId = c.view.nextId();
+  const area = (
+    /** @type {HTMLTextAreaElement} */
+    h("textarea", {
+      id: fieldId,
+      class: "ipyask-input ipyask-changes__input",
+      rows: "3",
+      placeholder: t.changesPlaceholder,
+      "data-focus": "changes",
+      disabled: c.busy
+    })
+  );
+  area.value = c.drafts[0]?.custom ?? "";
+  return h(
+    "div",
+    { class: "ipyask-foot ipyask-changes" },
+    h("label", { class: "ipyask-changes__label", for: fieldId }, t.changesLabel),
+    area,
+    feedbackLine(c),
+    h(
+      "div",
+      { class: "ipyask-buttons" },
+      button(c, "changes-back", t.back),
+      button(c, "changes-send", c.busy ? t.submitting : declineText, { primary: true, disabled: !c.canSubmit() })
+    )
+  );
+}
 function act3(c, action) {
   const plan = c.presentation;
   if (plan.kind !== "plan-review") return;
-  const label = action === "approve" ? plan.approve.label : action === "decline" ? plan.decline?.label ?? null : null;
-  if (label !== null) c.sendAnswer([{ id: c.card.questions[c.index].id, selected: [label] }]);
+  const id = c.card.questions[c.index].id;
+  if (action === "approve") c.sendAnswer([{ id, selected: [plan.approve.label] }]);
+  else if (action === "decline" || action === "changes-back") {
+    c.requestingChanges = action === "decline";
+    c.render();
+    const target = c.el.querySelector(action === "decline" ? "[data-focus=changes]" : "[data-focus=decline]");
+    target?.focus();
+  } else if (action === "changes-send") {
+    const text2 = (c.drafts[0]?.custom ?? "").trim();
+    const custom = text2 ? { custom: text2 } : {};
+    if (plan.decline) c.sendAnswer([{ id, selected: [plan.decline.label], ...custom }]);
+    else if (text2) c.sendAnswer([{ id, selected: [], ...custom }]);
+    else c.close(true);
+  }
+}
+function input3(c, event) {
+  const target = event.target;
+  if (target instanceof HTMLTextAreaElement && target.dataset.focus === "changes" && c.drafts[0]) c.drafts[0].custom = target.value;
 }
 
 // src/ipyask/widget/js/presentations/settled.js
@@ -2056,6 +2110,7 @@ var CardController = class {
     this.hidden = false;
     this.busy = false;
     this.replyTimer = void 0;
+    this.requestingChanges = false;
     this.confirmingCancel = false;
     this.rendering = false;
     this.feedback = null;
@@ -2127,6 +2182,7 @@ var CardController = class {
         this.busy = false;
         this.feedback = null;
         this.confirmingCancel = false;
+        this.requestingChanges = false;
       }
     } else if (previous && previous.notice !== card.notice) {
       this.busy = false;

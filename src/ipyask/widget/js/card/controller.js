@@ -65,6 +65,8 @@ export class CardController {
     this.busy = false;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.replyTimer = undefined;
+    /** a plan review's decline was pressed: the person says what to change before it is sent */
+    this.requestingChanges = false;
     /** the person pressed close on an un-keyed question: Keep or Cancel it */
     this.confirmingCancel = false;
     this.rendering = false;
@@ -144,6 +146,7 @@ export class CardController {
         this.busy = false;
         this.feedback = null;
         this.confirmingCancel = false;
+        this.requestingChanges = false;
       }
     } else if (previous && previous.notice !== card.notice) {
       // The kernel acknowledged a late answer ("Answer sent") or reopened the card after the
