@@ -51,6 +51,7 @@ def _expand(wpage) -> None:
 
 
 def _error(wpage) -> None:
+    wpage.card("g1").get_by_role("radio", name="SQLite").click()
     wpage.card("g1").get_by_role("button", name="Submit").click()
     wpage.emit({"kind": "error", "protocolVersion": 2, "code": "REPLY_QUEUED",
                 "message": "A reply to this question is already queued.", "key": "g1"})  # fmt: skip

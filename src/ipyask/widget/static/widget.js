@@ -710,11 +710,7 @@ function parseLabel(label) {
   return match ? { text: label.slice(0, match.index), recommended: true } : { text: label, recommended: false };
 }
 function freshDrafts(questions) {
-  return questions.map((question) => {
-    const first = question.options?.[0];
-    const preselect = first !== void 0 && parseLabel(first.label).recommended;
-    return { selected: preselect ? [first.label] : [], custom: "", skipped: false };
-  });
+  return questions.map(() => ({ selected: [], custom: "", skipped: false }));
 }
 function isAnswered(draft) {
   return draft.selected.length > 0 || draft.custom.trim() !== "";
