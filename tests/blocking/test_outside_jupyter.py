@@ -178,6 +178,10 @@ def test_ctrl_c_ends_the_wait_as_aborted(service: ipyask.UserQuestions) -> None:
     assert isinstance(caught.value.__cause__, KeyboardInterrupt)
     assert not isinstance(caught.value, asyncio.CancelledError)
     assert stuck.cancelled.wait(5)
+    # IPython shows the interrupt as one short line, not a chained traceback
+    assert caught.value._render_traceback_() == [  # type: ignore[attr-defined]
+        "Interrupted: the question was cancelled and the agent was told (ASK_ABORTED)."
+    ]
 
 
 def test_the_calls_are_public() -> None:

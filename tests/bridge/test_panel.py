@@ -91,6 +91,28 @@ async def test_forged_answers_are_refused_and_change_nothing(
     assert (await task).answers[0].selected == ["Postgres"]
 
 
+PLAN_REVIEW = {
+    "id": "plan",
+    "question": "Approve this plan?",
+    "detail": "1. Add the table",
+    "options": [{"label": "Approve"}, {"label": "Keep planning"}],
+    "intent": {"kind": "plan-review", "approve": "Approve"},
+}
+
+
+async def test_a_plan_reviews_decline_carries_what_to_change(svc, panel, view) -> None:
+    task = await asked(svc, {"questions": [PLAN_REVIEW]})
+    key = only_key(panel)
+    view.answer(key, ("plan", ["Approve"], "but faster"))  # approving takes no text
+    await drain()
+    assert "free text replaces the option" in view.errors[-1]["message"]
+    view.answer(key, ("plan", ["Keep planning"], "Backfill in batches of 1000"))
+    result = await task
+    assert result.to_wire()["answers"] == [
+        {"id": "plan", "selected": ["Keep planning"], "custom": "Backfill in batches of 1000"}
+    ]
+
+
 async def test_unknown_keys_settled_cards_and_malformed_messages_get_errors(
     svc, panel, view
 ) -> None:

@@ -68,7 +68,7 @@ def test_an_agent_ask_is_answered_by_clicking_the_card(
     nb.run(1)
     card = panel.get_by_role("article", name="Which database should the agent use?")
     expect(card).to_be_visible()
-    expect(card.get_by_role("radio", name="Postgres")).to_have_attribute("aria-checked", "true")
+    expect(card.get_by_role("radio", name="Postgres")).to_have_attribute("aria-checked", "false")
     nb.screenshot("card")
 
     card.get_by_role("radio", name="SQLite").click()

@@ -46,6 +46,7 @@ def test_timed_out_card_becomes_continued_and_stays_answerable(wpage) -> None:
     wpage.set_state(widget)
     expect(wait_text(wpage)).to_have_text("Work continued — you can still answer")
     assert kinds(wpage)[-1] == ("release", "t1")
+    wpage.card("t1").get_by_role("radio", name="PostgreSQL", exact=True).click()
     wpage.card("t1").get_by_role("button", name="Submit").click()
     assert wpage.answers() == [
         {"answers": [{"id": "q1", "selected": ["PostgreSQL (Recommended)"]}]}
@@ -106,10 +107,10 @@ def test_first_edit_holds_indefinitely(wpage) -> None:
     assert wpage.sent("timed_out") == []
 
 
-def test_preselection_is_not_an_edit(wpage) -> None:
+def test_a_recommended_option_is_not_chosen_for_the_person(wpage) -> None:
     wpage.mount(QuestionWidget(cards=[timed("t1", remaining_ms=2_000)]), clock=True)
     expect(wpage.card("t1").get_by_role("radio", name="PostgreSQL")).to_have_attribute(
-        "aria-checked", "true"
+        "aria-checked", "false"
     )
     wpage.page.clock.run_for(3_000)
     assert len(wpage.sent("timed_out")) == 1
@@ -202,6 +203,7 @@ def test_removed_card_and_removed_view_release(wpage) -> None:
 def test_answered_timed_card_releases(wpage) -> None:
     widget = QuestionWidget(cards=[timed("t1")])
     wpage.mount(widget, clock=True)
+    wpage.card("t1").get_by_role("radio", name="SQLite").click()
     wpage.card("t1").get_by_role("button", name="Submit").click()
     widget.update_card(
         "t1",
@@ -211,4 +213,5 @@ def test_answered_timed_card_releases(wpage) -> None:
     )
     wpage.set_state(widget)
     expect(wait_text(wpage)).to_have_text("Answered")
-    assert kinds(wpage) == [("claim", "t1"), ("answer", "t1"), ("release", "t1")]
+    # choosing an option holds the count (hold) before the answer goes
+    assert kinds(wpage) == [("claim", "t1"), ("hold", "t1"), ("answer", "t1"), ("release", "t1")]

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from ipyask.widget import Card, QuestionWidget
 
-from .widget_cardkit import approval, batch, options, question, timed
+from .widget_cardkit import approval, batch, generic, options, question, timed
 
 pytestmark = pytest.mark.browser
 
@@ -136,3 +136,57 @@ def test_a_card_whose_kernel_is_gone_says_so(wpage) -> None:
         expect(card.get_by_role("radio")).to_have_count(0)
         expect(card.get_by_role("button", name="Submit")).to_have_count(0)
         expect(card.get_by_role("button", name="Take time")).to_have_count(0)
+
+
+def _states() -> list[Card]:
+    answer = {"answers": [{"id": "perm", "selected": ["deny"]}]}
+    return [
+        generic("pending"),
+        timed("continued", status="continued"),
+        generic("answered", status="answered", answer={"answers": [{"id": "q1", "selected": []}]}),
+        approval("rejected", status="answered", answer=answer),
+        generic("cancelled", status="cancelled"),
+        generic("expired", status="expired"),
+    ]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_state_has_its_own_colour_and_icon(wpage, theme) -> None:
+    wpage.mount(QuestionWidget(cards=_states()), theme=theme)
+    looks = {}
+    for state in ["pending", "continued", "answered", "rejected", "cancelled", "expired"]:
+        card = wpage.card(state)
+        mark = card.locator(".ipyask-state")
+        expect(mark).to_have_attribute("data-state", state)
+        looks[state] = (
+            card.evaluate("el => getComputedStyle(el).borderLeftColor"),
+            mark.evaluate("el => getComputedStyle(el).color"),
+            mark.locator("path").get_attribute("d"),
+        )
+    for part in range(3):
+        assert len({look[part] for look in looks.values()}) == 6, looks
+    expect(wpage.card("rejected").locator(".ipyask-wait")).to_have_text("Rejected")
+    expect(wpage.card("answered").locator(".ipyask-wait")).to_have_text("Answered")
+    assert wpage.axe() == []  # the coloured wait lines keep their contrast
+
+
+def _bar_width(wpage, key: str) -> float:
+    return (
+        wpage.card(key)
+        .locator("[data-role=timebar-fill]")
+        .evaluate(
+            "el => el.getBoundingClientRect().width"
+            " / el.parentElement.getBoundingClientRect().width"
+        )
+    )
+
+
+def test_a_timed_card_shows_a_countdown_bar_that_empties(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[timed("t1", remaining_ms=10_000), generic("g")]), clock=True)
+    bar = wpage.card("t1").locator("[data-role=timebar]")
+    expect(bar).to_be_visible()
+    assert _bar_width(wpage, "t1") == pytest.approx(1.0, abs=0.02)
+    wpage.page.clock.run_for(5_000)
+    wpage.page.wait_for_timeout(400)  # the width eases over a quarter second
+    assert _bar_width(wpage, "t1") == pytest.approx(0.5, abs=0.06)
+    expect(wpage.card("g").locator("[data-role=timebar]")).to_be_hidden()  # not timed: no bar

@@ -23,7 +23,8 @@ def test_generic_card_renders(wpage) -> None:
     radios = group.get_by_role("radio")
     expect(radios).to_have_count(3)
     recommended = group.get_by_role("radio", name="PostgreSQL", exact=True)
-    expect(recommended).to_have_attribute("aria-checked", "true")  # first recommended preselected
+    expect(recommended).to_have_attribute("aria-checked", "false")  # marked, not preselected
+    expect(recommended.locator(".ipyask-badge")).to_have_text("Recommended")
     expect(recommended).to_have_accessible_description("Recommended Already deployed")
     expect(recommended.locator(".ipyask-num")).to_have_text("1")
     expect(group.get_by_role("radio", name="SQLite")).to_have_attribute("aria-checked", "false")
@@ -31,7 +32,7 @@ def test_generic_card_renders(wpage) -> None:
         "placeholder", "Type your answer"
     )
     expect(card.get_by_role("button", name="Skip")).to_be_enabled()
-    expect(card.get_by_role("button", name="Submit")).to_be_enabled()
+    expect(card.get_by_role("button", name="Submit")).to_be_disabled()  # nothing chosen yet
     expect(card.get_by_role("button", name="Collapse the question card")).to_have_attribute(
         "aria-expanded", "true"
     )
@@ -45,6 +46,8 @@ def test_generic_card_renders(wpage) -> None:
 
 def test_recommended_label_is_sent_unchanged(wpage) -> None:
     wpage.mount(QuestionWidget(cards=[generic("g1")]))
+    expect(wpage.card("g1").get_by_role("button", name="Submit")).to_be_disabled()
+    wpage.card("g1").get_by_role("radio", name="PostgreSQL", exact=True).click()
     wpage.card("g1").get_by_role("button", name="Submit").click()
     assert wpage.sent("answer") == [
         {
@@ -63,8 +66,8 @@ def test_fullwidth_and_chinese_recommended_suffixes(wpage) -> None:
     radios = wpage.card("z").get_by_role("radio")
     expect(radios.nth(0)).to_have_accessible_name("甲")
     expect(radios.nth(1)).to_have_accessible_name("乙")
-    expect(radios.nth(0)).to_have_attribute("aria-checked", "true")
-    expect(radios.nth(1)).to_have_attribute("aria-checked", "false")  # only the first preselects
+    expect(radios.nth(0)).to_have_attribute("aria-checked", "false")  # marked, not preselected
+    expect(radios.nth(1)).to_have_attribute("aria-checked", "false")
     expect(wpage.card("z").locator(".ipyask-badge")).to_have_count(2)
 
 
@@ -173,6 +176,7 @@ def test_one_batch_per_card_then_error_rearms(wpage) -> None:
     widget = QuestionWidget(cards=[generic("g1")])
     wpage.mount(widget)
     card = wpage.card("g1")
+    card.get_by_role("radio", name="PostgreSQL", exact=True).click()
     card.get_by_role("button", name="Submit").click()
     expect(card.get_by_role("button", name="Submitting…")).to_be_disabled()
     expect(card).to_have_attribute("aria-busy", "")
@@ -220,7 +224,9 @@ def test_answered_card_collapses_to_a_summary(wpage) -> None:
     wpage.set_state(widget)
     card = wpage.card("b1")
     expect(card.locator(".ipyask-wait")).to_have_text("Answered")
-    expect(card.locator(".ipyask-summary__line")).to_have_text("Go, Auth, Export")
+    expect(card.locator(".ipyask-summary__line")).to_have_text(
+        "Stack: Go · Which features: Auth, Export · Anything else: skipped"
+    )
     expect(card.get_by_role("radio")).to_have_count(0)
     expect(card.get_by_role("button", name="Submit")).to_have_count(0)
     toggle = card.get_by_role("button", name="Expand the question card")
@@ -351,7 +357,8 @@ def test_keyboard_digits_space_enter_and_arrows(wpage) -> None:
 
 def test_tab_order_reaches_every_control(wpage) -> None:
     wpage.mount(QuestionWidget(cards=[generic("g1")]))
-    wpage.page.keyboard.press("Tab")
+    wpage.card("g1").get_by_role("radio", name="SQLite").click()  # Submit is enabled
+    wpage.card("g1").get_by_role("button", name="Collapse the question card").focus()
     names = []
     for _ in range(8):
         names.append(wpage.page.evaluate(

@@ -33,6 +33,7 @@ def test_plan_review_approve_and_decline(wpage) -> None:
     wpage.card("p1").get_by_role("button", name="Approve").click()
     expect(wpage.card("p1").get_by_role("button", name="Submitting…")).to_be_disabled()
     wpage.card("p2").get_by_role("button", name="Keep planning").click()
+    wpage.card("p2").get_by_role("button", name="Keep planning").click()  # sent with no text
     assert [(m["key"], m["answer"]) for m in wpage.sent("answer")] == [
         ("p1", {"answers": [{"id": "plan", "selected": ["Approve the plan"]}]}),
         ("p2", {"answers": [{"id": "plan", "selected": ["Keep planning"]}]}),
@@ -43,11 +44,45 @@ def test_plan_review_request_changes(wpage) -> None:
     keyed = plan("pk", decline=False, call_id="c", wait="indefinite")
     wpage.mount(QuestionWidget(cards=[keyed, plan("pu", decline=False)]))
     wpage.clear_sent()
-    wpage.card("pk").get_by_role("button", name="Request changes").click()
-    expect(wpage.card("pk")).to_be_hidden()
-    assert wpage.sent() == []  # keyed: hide only
-    wpage.card("pu").get_by_role("button", name="Request changes").click()
+    for key in ["pk", "pu"]:  # sent with nothing typed: what the close button does
+        wpage.card(key).get_by_role("button", name="Request changes").click()
+        expect(wpage.card(key).get_by_role("textbox", name="What should change?")).to_be_focused()
+        wpage.card(key).get_by_role("button", name="Request changes").click()
+    expect(wpage.card("pk")).to_be_hidden()  # keyed: hide only
     assert [(m["kind"], m["key"]) for m in wpage.sent()] == [("cancel", "pu")]
+
+
+@pytest.mark.parametrize(
+    ("decline", "selected"), [(True, ["Keep planning"]), (False, [])], ids=["decline", "no-decline"]
+)
+def test_plan_review_request_changes_says_what_to_change(wpage, decline, selected) -> None:
+    wpage.mount(QuestionWidget(cards=[plan("p1", decline=decline)]))
+    card = wpage.card("p1")
+    name = "Keep planning" if decline else "Request changes"
+    card.get_by_role("button", name=name).click()
+    box = card.get_by_role("textbox", name="What should change?")
+    expect(box).to_be_focused()
+    card.get_by_role("button", name="Back").click()  # Back keeps the plan's buttons
+    expect(card.get_by_role("button", name="Approve")).to_be_visible()
+    card.get_by_role("button", name=name).click()
+    box.fill("Backfill in batches\nof 1000")
+    card.get_by_role("button", name=name).click()
+    assert wpage.answers() == [
+        {
+            "answers": [
+                {"id": "plan", "selected": selected, "custom": "Backfill in batches\nof 1000"}
+            ]
+        }
+    ]
+
+
+def test_plan_review_changes_box_in_chinese(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[plan("p1", decline=False)], language="zh-CN"))
+    card = wpage.card("p1")
+    card.get_by_role("button", name="要求修改").click()
+    expect(card.get_by_role("textbox", name="需要修改什么？")).to_be_focused()
+    expect(card.get_by_role("button", name="返回")).to_be_visible()
+    assert wpage.axe() == []
 
 
 def test_plan_review_body_collapses(wpage) -> None:

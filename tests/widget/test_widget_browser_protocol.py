@@ -17,6 +17,7 @@ pytestmark = pytest.mark.browser
 def test_every_message_a_view_sends_carries_the_protocol_version(wpage) -> None:
     wpage.mount(QuestionWidget(cards=[timed("t1"), generic("g1"), generic("u")]))
     expect(wpage.card("t1")).to_be_visible()
+    wpage.card("g1").get_by_role("radio", name="SQLite").click()
     wpage.card("g1").get_by_role("button", name="Submit").click()
     wpage.card("u").get_by_role("button", name="Cancel the question…").click()
     wpage.card("u").get_by_role("button", name="Cancel the question", exact=True).click()

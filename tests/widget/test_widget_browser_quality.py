@@ -51,6 +51,7 @@ def _expand(wpage) -> None:
 
 
 def _error(wpage) -> None:
+    wpage.card("g1").get_by_role("radio", name="SQLite").click()
     wpage.card("g1").get_by_role("button", name="Submit").click()
     wpage.emit({"kind": "error", "protocolVersion": 2, "code": "REPLY_QUEUED",
                 "message": "A reply to this question is already queued.", "key": "g1"})  # fmt: skip
@@ -102,6 +103,14 @@ SCENES: dict[str, tuple[list[Card], Any]] = {
     "timed-paused": ([timed("t1", remaining_ms=42_000)], _focus_timed),
     "continued": ([timed("t1", status="continued")], None),
     "answered": ([batch("b1", status="answered", answer=ANSWERED)], _expand),
+    "rejected": (
+        [
+            approval(
+                "a1", status="answered", answer={"answers": [{"id": "perm", "selected": ["deny"]}]}
+            )
+        ],
+        None,
+    ),
     "cancelled": ([generic("c1", status="cancelled", notice="The run was stopped.")], None),
     "expired": ([generic("e1", status="expired", notice="The agent went on without it.")], None),
     "errors": ([generic("g1")], _error),

@@ -15,16 +15,39 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from ..._errors import AskCancelledError, UserQuestionError
+from ..._errors import MESSAGES, AskCancelledError, UserQuestionError
 from ._blocking_unsupported import main_shell_error
 from ._ipykernel6_pump import SLICE as PUMP_SLICE
 from ._ipykernel6_pump import Pump
 from ._loop_thread import Job, new_job
 from ._subshells import SubshellProbe
 
-__all__ = ["PROBE_SECONDS", "SLICE", "await_in_slices", "block_on_job", "cancel_ask"]
+__all__ = [
+    "INTERRUPTED",
+    "PROBE_SECONDS",
+    "SLICE",
+    "InterruptedAskError",
+    "await_in_slices",
+    "block_on_job",
+    "cancel_ask",
+]
 
 T = TypeVar("T")
+
+INTERRUPTED = "Interrupted: the question was cancelled and the agent was told (ASK_ABORTED)."
+"""What a cell shows when the person interrupts a waiting question."""
+
+
+class InterruptedAskError(UserQuestionError):
+    """``ASK_ABORTED`` after Ctrl-C or a kernel interrupt; the interrupt stays its ``__cause__``.
+
+    IPython shows it as one short line (its ``_render_traceback_`` hook), not a traceback through
+    ipyask's waiting code chained to the interrupt's.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [INTERRUPTED]
+
 
 PROBE_SECONDS = 5.0
 """ipykernel 7.0–7.3: how long a wait gives the panel's views to show that their messages come
@@ -77,7 +100,8 @@ def block_on_job(
     except KeyboardInterrupt as interrupt:
         if job is not None:
             _unwind(job)
-        raise UserQuestionError.of("ASK_ABORTED", cause=interrupt) from interrupt
+        error = InterruptedAskError(MESSAGES["ASK_ABORTED"], "ASK_ABORTED")
+        raise error from interrupt
     try:
         return job.result()
     except asyncio.CancelledError as cancelled:

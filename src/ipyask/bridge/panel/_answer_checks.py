@@ -9,6 +9,7 @@ from ..._vocabulary import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
     FormIntent,
+    PlanReviewIntent,
     ToolApprovalIntent,
 )
 from ...widget._cards import ApprovalPresentation, Card, present
@@ -35,8 +36,12 @@ def _item_problem(
             return f"{label!r} is not an option of question {question.id}"
     if len(set(selected)) != len(selected):
         return f"question {question.id} has a label selected twice"
-    # A tool approval's or form's chosen label carries its text (checked by answer_errors).
+    # A tool approval's or form's chosen label carries its text (checked by answer_errors); a
+    # plan review's decline carries what the person wants changed (ipyask's choice).
     rich = isinstance(question.intent, (ToolApprovalIntent, FormIntent))
+    intent = question.intent
+    if isinstance(intent, PlanReviewIntent) and selected and selected[0] != intent.approve:
+        rich = True
     if not question.multi_select:
         if len(selected) > 1:
             return f"question {question.id} takes one option, not {len(selected)}"
@@ -51,9 +56,10 @@ def batch_problem(card: Card, answer: AskUserQuestionAnswer) -> BatchProblem | N
     The batch must hold one item per question, in request order; selected labels must be offered
     options (free text travels in ``custom``); a single-select item picks at most one option and
     never both an option and free text (except a tool approval's or form's label, whose text is
-    its payload); an approval takes exactly one of its actions and no text. A tool approval's
-    and a form's item must be an offered decision whose arguments or values fit the schema
-    (:func:`ipyask.host.answer_errors`), reported per field.
+    its payload, and a plan review's decline, whose text says what to change); an approval
+    takes exactly one of its actions and no text. A tool approval's and a form's item must be an
+    offered decision whose arguments or values fit the schema (:func:`ipyask.host.answer_errors`),
+    reported per field.
     """
     expected = [question.id for question in card.questions]
     got = [item.id for item in answer.answers]

@@ -22,8 +22,8 @@ from ._held_request import HeldRequest
 __all__ = ["NOT_TRACKED", "ContinuedCards"]
 
 NOT_TRACKED = (
-    "The agent went on without an answer, and no session tracks this call, so a late answer "
-    "could not reach it."
+    "The agent went on without an answer and cannot take a late one, so this answer was not "
+    "delivered."
 )
 REPLY_QUEUED = "Answer sent: the agent reads it at its next step."
 

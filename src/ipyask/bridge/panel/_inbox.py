@@ -31,8 +31,8 @@ __all__ = ["ASKED_EARLIER", "SETTLED_ELSEWHERE", "InboxCards", "process_ended"]
 log = logging.getLogger("ipyask")
 
 ASKED_EARLIER = (
-    "Asked before a restart: the process that asked ({process}) has ended. The answer is kept "
-    "in the store; the agent gets it when it asks again with the same call id."
+    "Asked before a restart: the process that asked ({process}) has ended. Your answer is "
+    "kept; the agent gets it when it asks this question again."
 )
 SETTLED_ELSEWHERE = "Settled in another view or process."
 

@@ -39,12 +39,13 @@ HEARTBEAT_TIMEOUT_MS = 15_000
 _CANCELLED_NOTICES = {
     "ASK_CANCELLED": "You cancelled this question; the agent was told.",
     "ASK_ABORTED": "The agent stopped waiting for this question.",
+    "ASK_TIMED_OUT": "The agent stopped waiting: the time for this question ran out.",
 }
 """What a cancelled card says, in plain words, for the codes a person meets."""
 
 
 def _cancelled_notice(error: UserQuestionError) -> str:
-    return _CANCELLED_NOTICES.get(error.code, error.message)
+    return _CANCELLED_NOTICES.get(error.code, "The question was closed before it was answered.")
 
 
 class QuestionPanel(QuestionWidget):

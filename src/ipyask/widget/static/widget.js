@@ -195,6 +195,15 @@ var ICON_CHEVRON = "M4 6l4 4 4-4";
 var ICON_CLOSE = "M4 4l8 8M12 4l-8 8";
 var ICON_PENCIL = "M3 13l1-3 6.5-6.5 2 2L6 12z";
 var ICON_CHECK = "M3.5 8.5l3 3 6-7";
+var CIRCLE = "M8 2.5a5.5 5.5 0 1 0 0 11a5.5 5.5 0 1 0 0-11z";
+var STATE_ICONS = {
+  pending: `${CIRCLE}M8 5v3.2l2 1.3`,
+  continued: "M3 4l4.5 4L3 12M8.5 4l4.5 4-4.5 4",
+  answered: ICON_CHECK,
+  rejected: `${CIRCLE}M6 6l4 4M10 6l-4 4`,
+  cancelled: `${CIRCLE}M4.2 4.2l7.6 7.6`,
+  expired: "M4 2.5h8M4 13.5h8M5 2.5c0 3 6 3.5 6 5.5s-6 2.5-6 5.5M11 2.5c0 3-6 3.5-6 5.5s6 2.5 6 5.5"
+};
 function isNode(node) {
   return node instanceof Node;
 }
@@ -235,10 +244,13 @@ var STRINGS = {
     following: "Next question",
     questionOf: "Question {index} of {total}",
     skipped: "Skipped",
+    skippedPart: "skipped",
     skippedItem: "This question was skipped.",
     answerPrefix: "Answer: ",
     planReview: "Plan review",
     requestChanges: "Request changes",
+    changesLabel: "What should change?",
+    changesPlaceholder: "Tell the agent what to change in the plan (optional)",
     approvePlan: "Approve",
     waitingApproval: "Waiting for approval",
     approvalDetails: "Approval details",
@@ -322,10 +334,13 @@ var STRINGS = {
     following: "下一个问题",
     questionOf: "第 {index} 题，共 {total} 题",
     skipped: "已跳过",
+    skippedPart: "已跳过",
     skippedItem: "这道问题当时被跳过。",
     answerPrefix: "回答：",
     planReview: "计划待审",
     requestChanges: "要求修改",
+    changesLabel: "需要修改什么？",
+    changesPlaceholder: "告诉智能体计划里要改什么（可选）",
     approvePlan: "同意执行",
     waitingApproval: "等待审批",
     approvalDetails: "审批详情",
@@ -695,11 +710,7 @@ function parseLabel(label) {
   return match ? { text: label.slice(0, match.index), recommended: true } : { text: label, recommended: false };
 }
 function freshDrafts(questions) {
-  return questions.map((question) => {
-    const first = question.options?.[0];
-    const preselect = first !== void 0 && parseLabel(first.label).recommended;
-    return { selected: preselect ? [first.label] : [], custom: "", skipped: false };
-  });
+  return questions.map(() => ({ selected: [], custom: "", skipped: false }));
 }
 function isAnswered(draft) {
   return draft.selected.length > 0 || draft.custom.trim() !== "";
@@ -1199,13 +1210,13 @@ function readField(schema, draft, target) {
   return field;
 }
 function readUnreadable(root, schema, draft) {
-  for (const input3 of root.querySelectorAll("input[data-field]")) {
+  for (const input4 of root.querySelectorAll("input[data-field]")) {
     const field = schema.fields[Number(
       /** @type {HTMLInputElement} */
-      input3.dataset.field
+      input4.dataset.field
     )];
-    if (!field || !(input3 instanceof HTMLInputElement)) continue;
-    if (input3.validity.badInput) draft.bad.add(field.name);
+    if (!field || !(input4 instanceof HTMLInputElement)) continue;
+    if (input4.validity.badInput) draft.bad.add(field.name);
   }
 }
 function showErrors(root, schema, errors, changed, template) {
@@ -1357,7 +1368,7 @@ function isSingleLine(target) {
 }
 
 // src/ipyask/widget/js/presentations/plan-review.js
-var planReview = { build: build4, act: act3 };
+var planReview = { build: build4, act: act3, input: input3 };
 function build4(c) {
   const t = c.t;
   const plan = (
@@ -1375,7 +1386,12 @@ function build4(c) {
     body.append(markdownBlock(c.card.view.detailHtml[0] ?? ""));
     parts.push(body);
   }
-  const decline = plan.decline ? button(c, "decline", parseLabel(plan.decline.label).text || plan.decline.label, { title: plan.decline.description }) : button(c, "dismiss", t.requestChanges, { icon: ICON_PENCIL });
+  const declineText = plan.decline ? parseLabel(plan.decline.label).text || plan.decline.label : t.requestChanges;
+  if (c.requestingChanges) {
+    parts.push(changesBox(c, declineText));
+    return parts.filter(isNode);
+  }
+  const decline = plan.decline ? button(c, "decline", declineText, { title: plan.decline.description }) : button(c, "decline", t.requestChanges, { icon: ICON_PENCIL });
   const approve = button(c, "approve", c.busy ? t.submitting : t.approvePlan, {
     primary: true,
     title: plan.approve.description,
@@ -1384,11 +1400,56 @@ function build4(c) {
   parts.push(h("div", { class: "ipyask-foot" }, feedbackLine(c), h("div", { class: "ipyask-buttons" }, decline, approve)));
   return parts.filter(isNode);
 }
+function changesBox(c, declineText) {
+  const t = c.t;
+  const fieldId = c.view.nextId();
+  const area = (
+    /** @type {HTMLTextAreaElement} */
+    h("textarea", {
+      id: fieldId,
+      class: "ipyask-input ipyask-changes__input",
+      rows: "3",
+      placeholder: t.changesPlaceholder,
+      "data-focus": "changes",
+      disabled: c.busy
+    })
+  );
+  area.value = c.drafts[0]?.custom ?? "";
+  return h(
+    "div",
+    { class: "ipyask-foot ipyask-changes" },
+    h("label", { class: "ipyask-changes__label", for: fieldId }, t.changesLabel),
+    area,
+    feedbackLine(c),
+    h(
+      "div",
+      { class: "ipyask-buttons" },
+      button(c, "changes-back", t.back),
+      button(c, "changes-send", c.busy ? t.submitting : declineText, { primary: true, disabled: !c.canSubmit() })
+    )
+  );
+}
 function act3(c, action) {
   const plan = c.presentation;
   if (plan.kind !== "plan-review") return;
-  const label = action === "approve" ? plan.approve.label : action === "decline" ? plan.decline?.label ?? null : null;
-  if (label !== null) c.sendAnswer([{ id: c.card.questions[c.index].id, selected: [label] }]);
+  const id = c.card.questions[c.index].id;
+  if (action === "approve") c.sendAnswer([{ id, selected: [plan.approve.label] }]);
+  else if (action === "decline" || action === "changes-back") {
+    c.requestingChanges = action === "decline";
+    c.render();
+    const target = c.el.querySelector(action === "decline" ? "[data-focus=changes]" : "[data-focus=decline]");
+    target?.focus();
+  } else if (action === "changes-send") {
+    const text2 = (c.drafts[0]?.custom ?? "").trim();
+    const custom = text2 ? { custom: text2 } : {};
+    if (plan.decline) c.sendAnswer([{ id, selected: [plan.decline.label], ...custom }]);
+    else if (text2) c.sendAnswer([{ id, selected: [], ...custom }]);
+    else c.close(true);
+  }
+}
+function input3(c, event) {
+  const target = event.target;
+  if (target instanceof HTMLTextAreaElement && target.dataset.focus === "changes" && c.drafts[0]) c.drafts[0].custom = target.value;
 }
 
 // src/ipyask/widget/js/presentations/settled.js
@@ -1402,9 +1463,8 @@ function build5(c) {
   const head = header(c, { eyebrow: first.header ? [first.header] : [], title: first.question, bodyId, expanded: c.expanded });
   const parts = [head];
   if (answer) {
-    const values = items.flatMap(answerValues);
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    const line = approvalSummary(c, items) ?? (values.length ? values.join(", ") : t.skipped);
+    const line = approvalSummary(c, items) ?? summaryLine(c, items);
     body.append(h("p", { class: "ipyask-summary__line" }, line));
     if (c.expanded) {
       const list = h("dl", { class: "ipyask-summary__list" });
@@ -1432,6 +1492,25 @@ function approvalSummary(c, items) {
   const did = value === p.reject ? t.rejected : value === p.always ? t.alwaysAllowed : value === p.approve ? localized(p.approveLabel, c.view.locale) ?? t.allowedOnce : null;
   if (did === null) return null;
   return did === value ? did : fill(t.agentReceived, { did, value });
+}
+function summaryLine(c, items) {
+  const t = c.t;
+  const questions = c.card.questions;
+  const given = (id) => {
+    const item = items.find((candidate) => candidate.id === id);
+    return item ? answerValues(item) : [];
+  };
+  if (questions.length === 1) {
+    const values = given(questions[0].id);
+    return values.length ? values.join(", ") : t.skipped;
+  }
+  return questions.map((question) => {
+    const values = given(question.id);
+    return `${shortLabel(question)}: ${values.length ? values.join(", ") : t.skippedPart}`;
+  }).join(" · ");
+}
+function shortLabel(question) {
+  return question.header || question.question.replace(/[?？]\s*$/u, "");
 }
 function answerValues(item) {
   const custom = (item.custom ?? "").trim();
@@ -1817,6 +1896,7 @@ var Countdown = class {
     this.timedOut = false;
     this.timing = { seq: -1, deadline: 0, paused: null };
     this.signature = "";
+    this.span = 0;
   }
   /** The person started answering: from now on the card waits for them. */
   engage() {
@@ -1836,6 +1916,7 @@ var Countdown = class {
     if (anchor.seq !== this.timing.seq) {
       const paused = this.isPaused() ? Math.max(0, anchor.deadline - now) : null;
       this.timing = { seq: anchor.seq, deadline: anchor.deadline, paused };
+      this.span = Math.max(this.span, anchor.deadline - now);
     }
     return this.timing.paused ?? Math.max(0, this.timing.deadline - now);
   }
@@ -1873,7 +1954,7 @@ var Countdown = class {
     const t = this.controller.t;
     const status = this.controller.card.status;
     if (this.controller.dead) return t.noLongerLive;
-    if (status !== "pending") return t[status];
+    if (status !== "pending") return t[this.controller.tone];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";
     if (this.held) return t.waiting;
@@ -1891,10 +1972,28 @@ var Countdown = class {
       this.controller.t.takeTime
     );
   }
-  /** The wait line's content, for a header being built. */
+  /** How much of the countdown bar is left (0–1), or null when the card has no running count. */
+  fraction() {
+    const remaining = this.remaining(Date.now());
+    if (remaining === null || this.controller.dead || this.span <= 0) return null;
+    return Math.min(1, remaining / this.span);
+  }
+  /** The bar along the card's top edge; the wait line says the same in words. */
+  bar() {
+    const fraction = this.fraction();
+    const fill2 = h("span", { class: "ipyask-timebar__fill", "data-role": "timebar-fill" });
+    fill2.style.width = `${((fraction ?? 0) * 100).toFixed(1)}%`;
+    return h("span", { class: "ipyask-timebar", "aria-hidden": "true", "data-role": "timebar", hidden: fraction === null }, fill2);
+  }
+  /** The wait line's content, for a header being built: state icon, words, Take time, bar. */
   statusNodes() {
-    const nodes = [h("span", { class: "ipyask-wait", "data-role": "wait" }, this.statusText())];
+    const tone = this.controller.tone;
+    const nodes = [
+      h("span", { class: "ipyask-state", "data-state": tone }, icon(STATE_ICONS[tone])),
+      h("span", { class: "ipyask-wait", "data-role": "wait" }, this.statusText())
+    ];
     if (this.showTakeTime()) nodes.push(this.takeTimeButton());
+    nodes.push(this.bar());
     return nodes;
   }
   /** Update the wait text and the Take-time button in place (never replace a pressed button). */
@@ -1904,12 +2003,19 @@ var Countdown = class {
     const text2 = this.statusText();
     const show = this.showTakeTime();
     const signature = `${text2}|${show}`;
+    const bar = host.querySelector("[data-role=timebar]");
+    if (bar instanceof HTMLElement && bar.firstElementChild instanceof HTMLElement) {
+      const fraction = this.fraction();
+      const width = `${((fraction ?? 0) * 100).toFixed(1)}%`;
+      if (bar.hidden !== (fraction === null)) bar.hidden = fraction === null;
+      if (bar.firstElementChild.style.width !== width) bar.firstElementChild.style.width = width;
+    }
     if (signature === this.signature) return;
     this.signature = signature;
     const wait = host.querySelector("[data-role=wait]");
     if (wait && wait.textContent !== text2) wait.textContent = text2;
     const button2 = host.querySelector("[data-action=take-time]");
-    if (show && !button2) host.append(this.takeTimeButton());
+    if (show && !button2) wait?.after(this.takeTimeButton());
     if (!show && button2) button2.remove();
   }
 };
@@ -2000,6 +2106,7 @@ var CardController = class {
     this.hidden = false;
     this.busy = false;
     this.replyTimer = void 0;
+    this.requestingChanges = false;
     this.confirmingCancel = false;
     this.rendering = false;
     this.feedback = null;
@@ -2033,6 +2140,18 @@ var CardController = class {
   get dead() {
     return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
   }
+  /**
+   * How the card looks: its status, except an approval answered with its reject label reads
+   * "rejected" and a card whose kernel is gone reads "expired".
+   * @returns {"pending" | "continued" | "answered" | "rejected" | "cancelled" | "expired"}
+   */
+  get tone() {
+    if (this.dead) return "expired";
+    const status = this.card.status;
+    const p = this.presentation;
+    if (status === "answered" && p.kind === "approval" && this.card.answer?.answers[0]?.selected[0] === p.reject) return "rejected";
+    return status;
+  }
   get keyed() {
     return typeof this.card.callId === "string";
   }
@@ -2059,6 +2178,7 @@ var CardController = class {
         this.busy = false;
         this.feedback = null;
         this.confirmingCancel = false;
+        this.requestingChanges = false;
       }
     } else if (previous && previous.notice !== card.notice) {
       this.busy = false;
@@ -2091,7 +2211,7 @@ var CardController = class {
     }
     this.rendering = true;
     const kind = this.answerable ? this.presentation.kind : "settled";
-    this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
+    this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status} ipyask-tone-${this.tone}`;
     this.el.hidden = this.hidden;
     this.el.toggleAttribute("aria-busy", this.busy);
     this.el.dataset.key = this.card.key;

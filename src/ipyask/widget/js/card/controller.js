@@ -65,6 +65,8 @@ export class CardController {
     this.busy = false;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.replyTimer = undefined;
+    /** a plan review's decline was pressed: the person says what to change before it is sent */
+    this.requestingChanges = false;
     /** the person pressed close on an un-keyed question: Keep or Cancel it */
     this.confirmingCancel = false;
     this.rendering = false;
@@ -103,6 +105,19 @@ export class CardController {
     return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
   }
 
+  /**
+   * How the card looks: its status, except an approval answered with its reject label reads
+   * "rejected" and a card whose kernel is gone reads "expired".
+   * @returns {"pending" | "continued" | "answered" | "rejected" | "cancelled" | "expired"}
+   */
+  get tone() {
+    if (this.dead) return "expired";
+    const status = this.card.status;
+    const p = this.presentation;
+    if (status === "answered" && p.kind === "approval" && this.card.answer?.answers[0]?.selected[0] === p.reject) return "rejected";
+    return status;
+  }
+
   get keyed() {
     return typeof this.card.callId === "string";
   }
@@ -131,6 +146,7 @@ export class CardController {
         this.busy = false;
         this.feedback = null;
         this.confirmingCancel = false;
+        this.requestingChanges = false;
       }
     } else if (previous && previous.notice !== card.notice) {
       // The kernel acknowledged a late answer ("Answer sent") or reopened the card after the
@@ -171,7 +187,7 @@ export class CardController {
     }
     this.rendering = true;
     const kind = this.answerable ? this.presentation.kind : "settled";
-    this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
+    this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status} ipyask-tone-${this.tone}`;
     this.el.hidden = this.hidden;
     this.el.toggleAttribute("aria-busy", this.busy);
     this.el.dataset.key = this.card.key;

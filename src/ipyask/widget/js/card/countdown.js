@@ -6,7 +6,7 @@
  * tells the kernel it timed out.
  */
 
-import { h } from "../dom.js";
+import { STATE_ICONS, h, icon } from "../dom.js";
 import { fill } from "../strings.js";
 
 /** @import { CardController } from "./controller.js" */
@@ -23,6 +23,8 @@ export class Countdown {
     this.timing = { seq: -1, deadline: 0, paused: null };
     /** the wait line last shown, so a tick that changes nothing touches no DOM */
     this.signature = "";
+    /** the longest time left this view has seen: the full length of the countdown bar */
+    this.span = 0;
   }
 
   /** The person started answering: from now on the card waits for them. */
@@ -45,6 +47,7 @@ export class Countdown {
     if (anchor.seq !== this.timing.seq) {
       const paused = this.isPaused() ? Math.max(0, anchor.deadline - now) : null;
       this.timing = { seq: anchor.seq, deadline: anchor.deadline, paused };
+      this.span = Math.max(this.span, anchor.deadline - now);
     }
     return this.timing.paused ?? Math.max(0, this.timing.deadline - now);
   }
@@ -85,7 +88,7 @@ export class Countdown {
     const t = this.controller.t;
     const status = this.controller.card.status;
     if (this.controller.dead) return t.noLongerLive;
-    if (status !== "pending") return t[status];
+    if (status !== "pending") return t[this.controller.tone];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";
     if (this.held) return t.waiting;
@@ -106,10 +109,30 @@ export class Countdown {
     );
   }
 
-  /** The wait line's content, for a header being built. */
+  /** How much of the countdown bar is left (0–1), or null when the card has no running count. */
+  fraction() {
+    const remaining = this.remaining(Date.now());
+    if (remaining === null || this.controller.dead || this.span <= 0) return null;
+    return Math.min(1, remaining / this.span);
+  }
+
+  /** The bar along the card's top edge; the wait line says the same in words. */
+  bar() {
+    const fraction = this.fraction();
+    const fill = h("span", { class: "ipyask-timebar__fill", "data-role": "timebar-fill" });
+    fill.style.width = `${((fraction ?? 0) * 100).toFixed(1)}%`;
+    return h("span", { class: "ipyask-timebar", "aria-hidden": "true", "data-role": "timebar", hidden: fraction === null }, fill);
+  }
+
+  /** The wait line's content, for a header being built: state icon, words, Take time, bar. */
   statusNodes() {
-    const nodes = [h("span", { class: "ipyask-wait", "data-role": "wait" }, this.statusText())];
+    const tone = this.controller.tone;
+    const nodes = [
+      h("span", { class: "ipyask-state", "data-state": tone }, icon(STATE_ICONS[tone])),
+      h("span", { class: "ipyask-wait", "data-role": "wait" }, this.statusText()),
+    ];
     if (this.showTakeTime()) nodes.push(this.takeTimeButton());
+    nodes.push(this.bar());
     return nodes;
   }
 
@@ -120,12 +143,19 @@ export class Countdown {
     const text = this.statusText();
     const show = this.showTakeTime();
     const signature = `${text}|${show}`;
+    const bar = host.querySelector("[data-role=timebar]");
+    if (bar instanceof HTMLElement && bar.firstElementChild instanceof HTMLElement) {
+      const fraction = this.fraction();
+      const width = `${((fraction ?? 0) * 100).toFixed(1)}%`;
+      if (bar.hidden !== (fraction === null)) bar.hidden = fraction === null;
+      if (bar.firstElementChild.style.width !== width) bar.firstElementChild.style.width = width;
+    }
     if (signature === this.signature) return;
     this.signature = signature;
     const wait = host.querySelector("[data-role=wait]");
     if (wait && wait.textContent !== text) wait.textContent = text;
     const button = host.querySelector("[data-action=take-time]");
-    if (show && !button) host.append(this.takeTimeButton());
+    if (show && !button) wait?.after(this.takeTimeButton());
     if (!show && button) button.remove();
   }
 }

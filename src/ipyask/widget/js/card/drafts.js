@@ -18,16 +18,13 @@ export function parseLabel(label) {
 }
 
 /**
- * One empty draft per question; a recommended first option starts selected.
+ * One empty draft per question. A recommended option is marked, never preselected: an answer is
+ * always something the person chose.
  * @param {Question[]} questions
  * @returns {Draft[]}
  */
 export function freshDrafts(questions) {
-  return questions.map((question) => {
-    const first = question.options?.[0];
-    const preselect = first !== undefined && parseLabel(first.label).recommended;
-    return { selected: preselect ? [first.label] : [], custom: "", skipped: false };
-  });
+  return questions.map(() => ({ selected: [], custom: "", skipped: false }));
 }
 
 /** @param {Draft} draft */

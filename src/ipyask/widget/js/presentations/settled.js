@@ -27,9 +27,8 @@ function build(c) {
   const head = header(c, { eyebrow: first.header ? [first.header] : [], title: first.question, bodyId, expanded: c.expanded });
   const parts = [head];
   if (answer) {
-    const values = items.flatMap(answerValues);
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    const line = approvalSummary(c, items) ?? (values.length ? values.join(", ") : t.skipped);
+    const line = approvalSummary(c, items) ?? summaryLine(c, items);
     body.append(h("p", { class: "ipyask-summary__line" }, line));
     if (c.expanded) {
       const list = h("dl", { class: "ipyask-summary__list" });
@@ -65,6 +64,40 @@ function approvalSummary(c, items) {
     : null;
   if (did === null) return null;
   return did === value ? did : fill(t.agentReceived, { did, value });
+}
+
+/**
+ * One line for the whole card: a lone question's answer, or one "Label: answer" part per question
+ * so values of different questions never run together.
+ * @param {CardController} c
+ * @param {AnswerItem[]} items
+ */
+function summaryLine(c, items) {
+  const t = c.t;
+  const questions = c.card.questions;
+  /** @param {string} id */
+  const given = (id) => {
+    const item = items.find((candidate) => candidate.id === id);
+    return item ? answerValues(item) : [];
+  };
+  if (questions.length === 1) {
+    const values = given(questions[0].id);
+    return values.length ? values.join(", ") : t.skipped;
+  }
+  return questions
+    .map((question) => {
+      const values = given(question.id);
+      return `${shortLabel(question)}: ${values.length ? values.join(", ") : t.skippedPart}`;
+    })
+    .join(" · ");
+}
+
+/**
+ * A question's name in the summary: its header, else its text without the closing question mark.
+ * @param {{ header?: string | null, question: string }} question
+ */
+function shortLabel(question) {
+  return question.header || question.question.replace(/[?？]\s*$/u, "");
 }
 
 /** @param {AnswerItem} item */
