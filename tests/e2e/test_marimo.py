@@ -71,7 +71,10 @@ def test_a_click_in_marimo_answers_the_agent_task(browser: Browser, marimo_app: 
         approval = page.get_by_role("article", name="Delete 3 files in build/?")
         approval.get_by_role("button", name="Always allow").click()
         expect(approval.locator("[data-role=wait]")).to_have_text("Answered")
-        expect(approval.locator(".ipyask-summary__line")).to_have_text("Always allow")
+        # The card says what the person did, and the value the agent got beside it.
+        expect(approval.locator(".ipyask-summary__line")).to_have_text(
+            "Always allowed · the agent received “Always allow”"
+        )
         save_screenshot(page, "marimo-2-answered")
         assert log.errors == []
     finally:

@@ -186,6 +186,6 @@ def test_await_in_a_cell_with_an_approval_card(
     expect(nb.output(0)).to_contain_text('["Postgres", "Reject"]')
     assert json.loads(nb.output(0).locator("pre").last.inner_text()) == ["Postgres", "Reject"]
     expect(nb.output(1)).to_have_text("after Postgres Reject")
-    expect(approval.locator("[data-role=wait]")).to_have_text("Answered")
+    expect(approval.locator("[data-role=wait]")).to_have_text("Rejected")
     nb.screenshot("answered")
     assert nb.log.unexpected(*NOTEBOOK_NOISE) == []
