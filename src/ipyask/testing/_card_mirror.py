@@ -1,26 +1,35 @@
 """A panel's cards as a browser view shows them: the synced state plus newer ``cards`` messages.
 
-The kernel sends each card change as a ``cards`` message at once and syncs the whole ``cards``
-state a moment later (``docs/protocol.md``); like the widget's hub, the mirror applies every
-message whose ``rev`` is above the state's and forgets it once the state catches up.
+The state is split (``docs/protocol.md``): ``cards`` holds the revision, the live cards and the
+number of history pages, and ``history_0``, ``history_1``, … the settled cards. The kernel sends
+each card change as a ``cards`` message at once and syncs the entries it touched a moment later;
+like the widget's hub, the mirror applies every message whose ``rev`` is above the state's and
+forgets it once the state catches up.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._kernel_client import CustomMessage
 
-__all__ = ["CardMirror", "parse_card_state"]
+__all__ = ["LIVE_STATUSES", "CardMirror", "parse_card_state"]
 
 Card = dict[str, Any]
+
+LIVE_STATUSES = frozenset({"pending", "continued"})
+"""Cards in the live part of the state; every other status is history."""
+
+
+def _json(raw: object) -> object:
+    return json.loads(raw) if isinstance(raw, str) else raw
 
 
 def parse_card_state(raw: object) -> tuple[int, list[Card]]:
     """``(rev, cards)`` of a synced ``cards`` value: JSON text of ``{rev, cards}``, or a list."""
-    value = json.loads(raw) if isinstance(raw, str) else raw
+    value = _json(raw)
     if isinstance(value, list):
         return 0, [card for card in value if isinstance(card, dict)]
     if isinstance(value, dict) and isinstance(value.get("cards"), list):
@@ -30,22 +39,34 @@ def parse_card_state(raw: object) -> tuple[int, list[Card]]:
     return 0, []
 
 
+def _pages(raw: object) -> int:
+    value = _json(raw)
+    pages = value.get("pages") if isinstance(value, dict) else None
+    return pages if isinstance(pages, int) and pages > 0 else 0
+
+
 class CardMirror:
-    """The merged cards of one panel model, updated incrementally."""
+    """The merged cards of one panel model (live cards first, then the history), kept current."""
 
     def __init__(self) -> None:
-        self._raw: object = None
+        self._raw: list[object] = []
         self._rev = 0
-        self._state: list[Card] = []
+        self._live: list[Card] = []
+        self._history: list[Card] = []
         self._seen = 0
         self._changes: dict[int, dict[str, Any]] = {}
         self._merged: list[Card] | None = None
 
-    def cards(self, raw_state: object, messages: Sequence[CustomMessage]) -> list[Card]:
-        """The cards after the state ``raw_state`` and the model's custom ``messages`` so far."""
-        if raw_state is not self._raw and raw_state != self._raw:
-            self._raw = raw_state
-            self._rev, self._state = parse_card_state(raw_state)
+    def cards(self, state: object, messages: Sequence[CustomMessage]) -> list[Card]:
+        """The cards after the model's ``state`` (its state dict, or just its ``cards`` value)
+        and its custom ``messages`` so far."""
+        entries = state if isinstance(state, Mapping) else {"cards": state}
+        head = entries.get("cards", [])
+        raw = [head, *(entries.get(f"history_{i}", "[]") for i in range(_pages(head)))]
+        if len(raw) != len(self._raw) or any(a is not b for a, b in zip(raw, self._raw)):
+            self._raw = raw
+            self._rev, self._live = parse_card_state(head)
+            self._history = [card for page in raw[1:] for card in parse_card_state(page)[1]]
             self._changes = {rev: c for rev, c in self._changes.items() if rev > self._rev}
             self._merged = None
         for message in messages[self._seen :]:
@@ -61,16 +82,26 @@ class CardMirror:
         return list(self._merged)
 
     def _merge(self) -> list[Card]:
-        if not self._changes:
-            return self._state
-        by_key: dict[str, Card] = {}
-        for card in self._state:
-            by_key.setdefault(str(card.get("key")), card)
+        live: dict[str, Card] = {}
+        history: dict[str, Card] = {}
+        for part, cards in ((live, self._live), (history, self._history)):
+            for card in cards:
+                part.setdefault(str(card.get("key")), card)
         for rev in sorted(self._changes):
             change = self._changes[rev]
             for key in change.get("remove") or []:
-                by_key.pop(str(key), None)
+                live.pop(str(key), None)
+                history.pop(str(key), None)
             for card in change.get("upsert") or []:
-                if isinstance(card, dict):
-                    by_key[str(card.get("key"))] = card
-        return list(by_key.values())
+                if not isinstance(card, dict):
+                    continue
+                key = str(card.get("key"))
+                # As the kernel places it: in place while it stays in its part, else last in
+                # the other part.
+                if card.get("status") in LIVE_STATUSES:
+                    history.pop(key, None)
+                    live[key] = card
+                else:
+                    live.pop(key, None)
+                    history[key] = card
+        return [*live.values(), *history.values()]

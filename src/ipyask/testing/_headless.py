@@ -102,7 +102,7 @@ class HeadlessFrontend:
         mirror = self._mirrors.get(model.model_id)
         if mirror is None:
             mirror = self._mirrors[model.model_id] = CardMirror()
-        return mirror.cards(model.state.get("cards", []), model.custom)
+        return mirror.cards(model.state, model.custom)
 
     def card(self, key: str, panel: str | None = None) -> Card:
         """The card with ``key``."""
