@@ -43,6 +43,8 @@ export const STRINGS = {
     allowOnce: "Allow once",
     alwaysAllow: "Always allow",
     showHidden: "Show hidden questions ({count})",
+    showEarlier: "Show earlier answers ({count})",
+    earlierAnswers: "Earlier answers",
     dismissError: "Dismiss the message",
   },
   zh: {
@@ -83,6 +85,8 @@ export const STRINGS = {
     allowOnce: "允许一次",
     alwaysAllow: "始终允许",
     showHidden: "显示已收起的问题（{count}）",
+    showEarlier: "显示更早的回答（{count}）",
+    earlierAnswers: "更早的回答",
     dismissError: "关闭提示",
   },
 };

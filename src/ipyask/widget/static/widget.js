@@ -2,27 +2,45 @@
 
 // src/ipyask/widget/js/protocol.js
 var PROTOCOL_VERSION = 2;
-function parseState(raw) {
-  let value = raw;
-  if (typeof raw === "string") {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      value = [];
-    }
+function parseJson(raw) {
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return [];
   }
-  if (Array.isArray(value)) return { rev: 0, cards: value };
+}
+function parseState(raw) {
+  const value = parseJson(raw);
+  if (Array.isArray(value)) return { rev: 0, cards: value, pages: 0 };
   if (value && typeof value === "object") {
-    const { rev, cards } = (
+    const { rev, cards, pages } = (
       /** @type {Record<string, unknown>} */
       value
     );
-    if (Array.isArray(cards)) return { rev: Number.isInteger(rev) ? (
-      /** @type {number} */
-      rev
-    ) : 0, cards };
+    if (Array.isArray(cards)) {
+      return {
+        rev: Number.isInteger(rev) ? (
+          /** @type {number} */
+          rev
+        ) : 0,
+        cards,
+        pages: Number.isInteger(pages) && /** @type {number} */
+        pages > 0 ? (
+          /** @type {number} */
+          pages
+        ) : 0
+      };
+    }
   }
-  return { rev: 0, cards: [] };
+  return { rev: 0, cards: [], pages: 0 };
+}
+function parsePage(raw) {
+  const value = parseJson(raw);
+  return Array.isArray(value) ? value : [];
+}
+function isLive(card) {
+  return card.status === "pending" || card.status === "continued";
 }
 function isCard(value) {
   if (!value || typeof value !== "object") return false;
@@ -34,6 +52,7 @@ function isCard(value) {
 }
 
 // src/ipyask/widget/js/hub.js
+var pageName = (index) => `history_${index}`;
 var Hub = class {
   /** @param {Model} model */
   constructor(model) {
@@ -41,11 +60,15 @@ var Hub = class {
     this.frames = /* @__PURE__ */ new Map();
     this.views = /* @__PURE__ */ new Set();
     this.state = parseState(model.get("cards"));
+    this.pages = [];
     this.changes = [];
     this.merged = null;
+    this.historyList = null;
     this.listening = false;
+    this.watched = /* @__PURE__ */ new Set();
     this.onMessage = (message) => this.receive(message);
     this.onState = () => this.stateChanged();
+    this.readPages();
   }
   listen() {
     if (this.listening) return;
@@ -58,46 +81,94 @@ var Hub = class {
     if (!this.listening) return;
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:cards", this.onState);
+    for (const index of this.watched) this.model.off(`change:${pageName(index)}`, this.onState);
+    this.watched.clear();
     this.listening = false;
   }
   readState() {
     this.state = parseState(this.model.get("cards"));
     const rev = this.state.rev;
     this.changes = this.changes.filter((change) => change.rev > rev);
+    this.readPages();
     this.merged = null;
+  }
+  /** Parse the pages whose text changed; listen to every page the state names. */
+  readPages() {
+    const count = this.state.pages;
+    this.pages.length = Math.min(this.pages.length, count);
+    for (let index = 0; index < count; index += 1) {
+      const raw = this.model.get(pageName(index));
+      const known = this.pages[index];
+      if (!known || known.raw !== raw) this.pages[index] = { raw, cards: parsePage(raw) };
+      if (this.listening && !this.watched.has(index)) {
+        this.model.on(`change:${pageName(index)}`, this.onState);
+        this.watched.add(index);
+      }
+    }
   }
   stateChanged() {
     this.readState();
-    this.cardsChanged();
+    this.cardsChanged(null);
   }
   /** @param {CardChange} change */
   applyChange(change) {
     if (change.rev <= this.state.rev || this.changes.some((known) => known.rev === change.rev)) return;
+    const last = this.changes[this.changes.length - 1];
     this.changes.push(change);
-    this.changes.sort((a, b) => a.rev - b.rev);
-    this.cardsChanged();
-  }
-  cardsChanged() {
-    this.merged = null;
-    for (const view of this.views) view.sync();
+    if (last && last.rev > change.rev) {
+      this.changes.sort((a, b) => a.rev - b.rev);
+      this.merged = null;
+    } else if (this.merged) {
+      this.apply(this.merged, change);
+    }
+    this.cardsChanged(change);
   }
   /**
-   * The cards to show: the synced state with the newer `cards` messages applied. An upserted
-   * card replaces the card with its key in place, or comes last.
-   * @returns {unknown[]}
+   * @param {CardChange | null} change the one change applied, or null when anything may differ
+   */
+  cardsChanged(change) {
+    this.historyList = null;
+    for (const view of this.views) view.sync(change);
+  }
+  /**
+   * The cards to show, live and history apart: the synced state with the newer `cards` messages
+   * applied. An upserted card stays in place while it stays live (or settled); a card that changes
+   * part comes last in the other one, as the kernel places it.
    */
   cards() {
     if (this.merged) return this.merged;
-    if (this.changes.length === 0) return this.merged = this.state.cards;
-    const byKey = /* @__PURE__ */ new Map();
-    for (const card of this.state.cards) {
-      if (isCard(card) && !byKey.has(card.key)) byKey.set(card.key, card);
+    const live = /* @__PURE__ */ new Map();
+    const history = /* @__PURE__ */ new Map();
+    for (const card of this.state.cards) if (isCard(card) && !live.has(card.key)) live.set(card.key, card);
+    for (const page of this.pages) {
+      for (const card of page.cards) {
+        if (isCard(card) && !live.has(card.key) && !history.has(card.key)) history.set(card.key, card);
+      }
     }
-    for (const change of this.changes) {
-      for (const key of change.remove) if (typeof key === "string") byKey.delete(key);
-      for (const card of change.upsert) if (isCard(card)) byKey.set(card.key, card);
+    const merged = { live, history };
+    for (const change of this.changes) this.apply(merged, change);
+    return this.merged = merged;
+  }
+  /** The history, oldest first. */
+  history() {
+    return this.historyList ??= Array.from(this.cards().history.values());
+  }
+  /**
+   * @param {{live: Map<string, Card>, history: Map<string, Card>}} merged
+   * @param {CardChange} change
+   */
+  apply({ live, history }, change) {
+    for (const key of change.remove) {
+      if (typeof key !== "string") continue;
+      live.delete(key);
+      history.delete(key);
     }
-    return this.merged = Array.from(byKey.values());
+    for (const card of change.upsert) {
+      if (!isCard(card)) continue;
+      const [part, other] = isLive(card) ? [live, history] : [history, live];
+      other.delete(card.key);
+      part.set(card.key, card);
+    }
   }
   /**
    * Anchor a frame once per seq: deadline = now + remainingMs.
@@ -235,6 +306,8 @@ var STRINGS = {
     allowOnce: "Allow once",
     alwaysAllow: "Always allow",
     showHidden: "Show hidden questions ({count})",
+    showEarlier: "Show earlier answers ({count})",
+    earlierAnswers: "Earlier answers",
     dismissError: "Dismiss the message"
   },
   zh: {
@@ -275,6 +348,8 @@ var STRINGS = {
     allowOnce: "允许一次",
     alwaysAllow: "始终允许",
     showHidden: "显示已收起的问题（{count}）",
+    showEarlier: "显示更早的回答（{count}）",
+    earlierAnswers: "更早的回答",
     dismissError: "关闭提示"
   }
 };
@@ -939,11 +1014,13 @@ var CardController = class {
   /**
    * @param {View} view
    * @param {Card} card
+   * @param {boolean} [materialised] rendered now; else a placeholder until `materialise()`
    */
-  constructor(view, card) {
+  constructor(view, card, materialised = true) {
     this.view = view;
     this.card = card;
-    this.el = h("article", { class: "ipyask-card", tabindex: "-1" });
+    this.el = h("article", { class: "ipyask-card" });
+    this.materialised = materialised;
     this.presenter = generic;
     this.index = 0;
     this.drafts = [];
@@ -989,6 +1066,11 @@ var CardController = class {
     const previous = first ? null : this.card;
     this.card = card;
     if (card.wait === "timed" && card.frame) this.view.hub.anchor(card.key, card.frame);
+    if (!this.materialised) {
+      this.renderPlaceholder();
+      this.view.updateClaim(this);
+      return;
+    }
     const questionsJson = JSON.stringify(card.questions);
     if (questionsJson !== this.questionsJson) {
       this.questionsJson = questionsJson;
@@ -1021,13 +1103,34 @@ var CardController = class {
   canSubmit() {
     return this.answerable && !this.countdown.timedOut;
   }
+  /** Render the card in place of its placeholder (once). */
+  materialise() {
+    if (this.materialised) return;
+    this.materialised = true;
+    this.update(this.card, true);
+  }
+  /** Only the first question, as text: cheap, found by find-in-page, never focusable. */
+  renderPlaceholder() {
+    const first = this.card.questions[0];
+    this.el.className = `ipyask-card ipyask-card--placeholder ipyask-is-${this.card.status}`;
+    this.el.hidden = this.hidden;
+    this.el.dataset.key = this.card.key;
+    const title = this.el.firstChild;
+    if (title && title.textContent === first.question) return;
+    this.el.replaceChildren(h("p", { class: "ipyask-title" }, first.question));
+  }
   /** @param {"first"} [focusHint] */
   render(focusHint) {
+    if (!this.materialised) {
+      this.renderPlaceholder();
+      return;
+    }
     const active = document.activeElement;
     const hadFocus = active instanceof HTMLElement && this.el.contains(active);
     const focusKey = hadFocus && active !== this.el ? active.dataset.focus ?? null : null;
     const selection = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : null;
     this.rendering = true;
+    this.el.tabIndex = -1;
     const kind = this.answerable ? this.presentation.kind : "settled";
     this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
     this.el.hidden = this.hidden;
@@ -1105,6 +1208,10 @@ var CardController = class {
 // src/ipyask/widget/js/view.js
 var TICK_MS = 250;
 var HEARTBEAT_MS = 5e3;
+var EAGER_CARDS = 8;
+var RENDER_MARGIN = "800px 0px";
+var RECENT_HISTORY = 20;
+var HISTORY_PAGE = 50;
 function randomId(bytes) {
   const data = new Uint8Array(bytes);
   crypto.getRandomValues(data);
@@ -1129,10 +1236,17 @@ var View = class {
     this.root = h("div", { class: "ipyask" });
     this.banner = h("div", { class: "ipyask-banner", role: "alert" });
     this.list = h("div", { class: "ipyask-cards" });
+    this.historyShown = RECENT_HISTORY;
+    this.earlier = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-earlier", hidden: true });
+    this.earlier.addEventListener("click", () => this.showEarlier());
+    this.historyList = h("div", { class: "ipyask-cards ipyask-history" });
+    this.history = h("div", { class: "ipyask-history-part", role: "group" }, this.earlier, this.historyList);
     this.restore = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-restore", hidden: true });
     this.restore.addEventListener("click", () => this.restoreHidden());
-    this.root.append(this.banner, this.list, this.restore);
+    this.root.append(this.banner, this.list, this.history, this.restore);
     el.append(this.root);
+    this.placeholders = /* @__PURE__ */ new WeakMap();
+    this.observer = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver((entries) => this.onIntersect(entries), { rootMargin: RENDER_MARGIN });
     this.onLanguage = () => this.applyLanguage(true);
     this.onVisibility = () => this.setWindowActive(!document.hidden);
     this.onBlur = () => this.setWindowActive(false);
@@ -1167,25 +1281,28 @@ var View = class {
       this.updateRestore(false);
     }
   }
-  sync() {
-    const cards = this.hub.cards().filter(isCard);
+  /**
+   * Show the hub's cards: after one in-order change only the cards it names, else every card.
+   * @param {CardChange | null} [change]
+   */
+  sync(change = null) {
+    if (change && this.syncChange(change)) return;
+    const { live } = this.hub.cards();
+    const history = this.hub.history();
+    const focused = this.focusedController();
     const seen = /* @__PURE__ */ new Set();
     let previous = null;
-    for (const card of cards) {
-      if (seen.has(card.key)) continue;
+    for (const card of live.values()) {
+      const controller = this.controllerFor(card, seen.size < EAGER_CARDS || !this.observer);
       seen.add(card.key);
-      let controller = this.cards.get(card.key);
-      if (controller) controller.update(card);
-      else {
-        controller = new CardController(this, card);
-        this.cards.set(card.key, controller);
-      }
-      const expected = previous ? previous.el.nextSibling : this.list.firstChild;
-      if (expected !== controller.el) {
-        if (previous) previous.el.after(controller.el);
-        else this.list.prepend(controller.el);
-      }
-      previous = controller;
+      previous = this.place(this.list, controller, previous);
+    }
+    const shown = Math.min(history.length, this.historyShown);
+    previous = null;
+    for (let index = history.length - shown; index < history.length; index += 1) {
+      const controller = this.controllerFor(history[index], true);
+      seen.add(controller.card.key);
+      previous = this.place(this.historyList, controller, previous);
     }
     for (const [key, controller] of this.cards) {
       if (seen.has(key)) continue;
@@ -1193,7 +1310,95 @@ var View = class {
       this.cards.delete(key);
       if (this.claimed.delete(key)) this.send("release", { key });
     }
+    this.earlier.hidden = shown === history.length;
+    this.earlier.textContent = fill(this.t.showEarlier, { count: history.length - shown });
+    this.history.setAttribute("aria-label", this.t.earlierAnswers);
+    this.history.hidden = history.length === 0;
+    if (focused && focused.el.isConnected && !focused.el.contains(document.activeElement)) {
+      focused.el.focus({ preventScroll: true });
+    }
     this.updateRestore(false);
+  }
+  /**
+   * One change whose cards all stay where this view shows them (a live card still live, a shown
+   * settled card still settled): update just those. False when the view must sync as a whole.
+   * @param {CardChange} change
+   */
+  syncChange(change) {
+    if (change.remove.length > 0) return false;
+    const updates = [];
+    for (const card of change.upsert) {
+      if (!isCard(card)) continue;
+      const known = this.cards.get(card.key);
+      if (!known || isLive(known.card) !== isLive(card)) return false;
+      updates.push([known, card]);
+    }
+    for (const [controller, card] of updates) controller.update(card);
+    return true;
+  }
+  /**
+   * The controller of `card` (made now when new); settled cards grow the shown history by one, so
+   * a card that settles while shown stays shown.
+   * @param {Card} card
+   * @param {boolean} render rendered at once, else a placeholder until near the viewport
+   */
+  controllerFor(card, render2) {
+    let controller = this.cards.get(card.key);
+    if (controller) {
+      if (isLive(controller.card) && !isLive(card)) this.historyShown += 1;
+      if (!isLive(card)) controller.materialise();
+      controller.update(card);
+      return controller;
+    }
+    controller = new CardController(this, card, render2);
+    this.cards.set(card.key, controller);
+    if (!render2 && this.observer) {
+      this.placeholders.set(controller.el, controller);
+      this.observer.observe(controller.el);
+    }
+    return controller;
+  }
+  /**
+   * Put `controller`'s element after `previous` in `list` (first when null), moving it only when
+   * it is elsewhere.
+   * @param {HTMLElement} list
+   * @param {CardController} controller
+   * @param {CardController | null} previous
+   */
+  place(list, controller, previous) {
+    const expected = previous ? previous.el.nextSibling : list.firstChild;
+    if (expected !== controller.el) {
+      if (previous) previous.el.after(controller.el);
+      else list.prepend(controller.el);
+    }
+    return controller;
+  }
+  /** The controller whose card holds the focus, if any. */
+  focusedController() {
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement) || !this.root.contains(active)) return null;
+    const article = active.closest("article");
+    const key = article instanceof HTMLElement ? article.dataset.key : void 0;
+    return key === void 0 ? null : this.cards.get(key) ?? null;
+  }
+  /** @param {IntersectionObserverEntry[]} entries */
+  onIntersect(entries) {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      const controller = this.placeholders.get(entry.target);
+      this.observer?.unobserve(entry.target);
+      if (controller && this.cards.get(controller.card.key) === controller) controller.materialise();
+    }
+  }
+  /** Reveal a page of earlier settled cards; the focus stays on the button while it remains. */
+  showEarlier() {
+    const before = this.hub.history().length - Math.min(this.historyShown, this.hub.history().length);
+    this.historyShown += HISTORY_PAGE;
+    this.sync();
+    if (this.earlier.hidden && before > 0) {
+      const first = this.historyList.firstElementChild;
+      if (first instanceof HTMLElement) first.focus({ preventScroll: true });
+    }
   }
   /** @param {CardController} controller */
   updateClaim(controller) {
@@ -1218,6 +1423,7 @@ var View = class {
     for (const card of this.cards.values()) {
       if (!card.hidden) continue;
       card.hidden = false;
+      card.materialise();
       card.render();
       this.updateClaim(card);
       first ??= card;
@@ -1247,6 +1453,7 @@ var View = class {
    */
   onError(key, text) {
     const card = key === null ? void 0 : this.cards.get(key);
+    card?.materialise();
     if (card) card.showError(text);
     else this.showBanner(text);
   }
@@ -1269,6 +1476,7 @@ var View = class {
     }
   }
   destroy() {
+    this.observer?.disconnect();
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);
