@@ -42,7 +42,8 @@ def test_settled_cards_fill_history_pages_in_order() -> None:
     state = _state(widget)
     assert state["cards"]["pages"] == 2 and [c["key"] for c in state["cards"]["cards"]] == ["live"]
     assert [c["key"] for c in state["history_0"]] == [f"c{i}" for i in range(PAGE_SIZE)]
-    assert [c["key"] for c in state["history_1"]] == [f"c{i}" for i in range(PAGE_SIZE, PAGE_SIZE + 3)]
+    second = [f"c{i}" for i in range(PAGE_SIZE, PAGE_SIZE + 3)]
+    assert [c["key"] for c in state["history_1"]] == second
     assert {"history_0", "history_1"} <= set(widget.keys)  # synced to every new front end
     # The kernel's own order is unchanged: first added first.
     assert [card.key for card in widget.get_cards()][:2] == ["c0", "c1"]

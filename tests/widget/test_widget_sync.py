@@ -132,9 +132,9 @@ def test_an_invalid_change_sends_nothing(recorded, clock):
     widget, comm = recorded
     widget.set_card(generic("a"))
     comm.take()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="answer"):
         widget.update_card("a", status="pending", notice=None, answer={"answers": []})
     assert comm.take() == [] and widget.store.rev == 2
     clock.advance(FULL_SYNC_DELAY_MS)
-    ((kind, state),) = comm.take()
+    ((_, state),) = comm.take()
     assert state["cards"]["rev"] == 2

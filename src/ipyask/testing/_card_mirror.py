@@ -63,7 +63,9 @@ class CardMirror:
         entries = state if isinstance(state, Mapping) else {"cards": state}
         head = entries.get("cards", [])
         raw = [head, *(entries.get(f"history_{i}", "[]") for i in range(_pages(head)))]
-        if len(raw) != len(self._raw) or any(a is not b for a, b in zip(raw, self._raw)):
+        if len(raw) != len(self._raw) or any(
+            a is not b for a, b in zip(raw, self._raw, strict=True)
+        ):
             self._raw = raw
             self._rev, self._live = parse_card_state(head)
             self._history = [card for page in raw[1:] for card in parse_card_state(page)[1]]
