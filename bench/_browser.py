@@ -121,7 +121,8 @@ def widget_state(cards: list[dict[str, Any]]) -> dict[str, Any]:
 
     widget = QuestionWidget(cards=cards, language="en")
     try:
-        state: dict[str, Any] = widget.get_state(["cards", "language", "protocol_version"])
+        names = [*widget.store.state_names(), "language", "protocol_version"]
+        state: dict[str, Any] = widget.get_state(names)
     finally:
         widget.close()
     return state

@@ -46,20 +46,31 @@ def _pages(raw: object) -> int:
 
 
 class CardMirror:
-    """The merged cards of one panel model (live cards first, then the history), kept current."""
+    """The merged cards of one panel model (live cards first, then the history), kept current:
+    a message newer than every one applied so far changes only its own cards."""
 
     def __init__(self) -> None:
         self._raw: list[object] = []
         self._rev = 0
-        self._live: list[Card] = []
-        self._history: list[Card] = []
+        self._state_live: list[Card] = []
+        self._state_history: list[Card] = []
         self._seen = 0
         self._changes: dict[int, dict[str, Any]] = {}
-        self._merged: list[Card] | None = None
+        self._merged: tuple[dict[str, Card], dict[str, Card]] | None = None
 
     def cards(self, state: object, messages: Sequence[CustomMessage]) -> list[Card]:
         """The cards after the model's ``state`` (its state dict, or just its ``cards`` value)
         and its custom ``messages`` so far."""
+        live, history = self._update(state, messages)
+        return [*live.values(), *history.values()]
+
+    def live(self, state: object, messages: Sequence[CustomMessage]) -> list[Card]:
+        """Only the live cards (pending or continued), however long the history is."""
+        return list(self._update(state, messages)[0].values())
+
+    def _update(
+        self, state: object, messages: Sequence[CustomMessage]
+    ) -> tuple[dict[str, Card], dict[str, Card]]:
         entries = state if isinstance(state, Mapping) else {"cards": state}
         head = entries.get("cards", [])
         raw = [head, *(entries.get(f"history_{i}", "[]") for i in range(_pages(head)))]
@@ -67,8 +78,8 @@ class CardMirror:
             a is not b for a, b in zip(raw, self._raw, strict=True)
         ):
             self._raw = raw
-            self._rev, self._live = parse_card_state(head)
-            self._history = [card for page in raw[1:] for card in parse_card_state(page)[1]]
+            self._rev, self._state_live = parse_card_state(head)
+            self._state_history = [c for page in raw[1:] for c in parse_card_state(page)[1]]
             self._changes = {rev: c for rev, c in self._changes.items() if rev > self._rev}
             self._merged = None
         for message in messages[self._seen :]:
@@ -76,34 +87,41 @@ class CardMirror:
             if isinstance(content, dict) and content.get("kind") == "cards":
                 rev = content.get("rev")
                 if isinstance(rev, int) and rev > self._rev and rev not in self._changes:
+                    in_order = all(rev > known for known in self._changes)
                     self._changes[rev] = content
-                    self._merged = None
+                    if not in_order:
+                        self._merged = None
+                    elif self._merged is not None:
+                        _apply(self._merged, content)
         self._seen = len(messages)
         if self._merged is None:
             self._merged = self._merge()
-        return list(self._merged)
+        return self._merged
 
-    def _merge(self) -> list[Card]:
+    def _merge(self) -> tuple[dict[str, Card], dict[str, Card]]:
         live: dict[str, Card] = {}
         history: dict[str, Card] = {}
-        for part, cards in ((live, self._live), (history, self._history)):
+        for part, cards in ((live, self._state_live), (history, self._state_history)):
             for card in cards:
                 part.setdefault(str(card.get("key")), card)
         for rev in sorted(self._changes):
-            change = self._changes[rev]
-            for key in change.get("remove") or []:
-                live.pop(str(key), None)
-                history.pop(str(key), None)
-            for card in change.get("upsert") or []:
-                if not isinstance(card, dict):
-                    continue
-                key = str(card.get("key"))
-                # As the kernel places it: in place while it stays in its part, else last in
-                # the other part.
-                if card.get("status") in LIVE_STATUSES:
-                    history.pop(key, None)
-                    live[key] = card
-                else:
-                    live.pop(key, None)
-                    history[key] = card
-        return [*live.values(), *history.values()]
+            _apply((live, history), self._changes[rev])
+        return live, history
+
+
+def _apply(merged: tuple[dict[str, Card], dict[str, Card]], change: dict[str, Any]) -> None:
+    live, history = merged
+    for key in change.get("remove") or []:
+        live.pop(str(key), None)
+        history.pop(str(key), None)
+    for card in change.get("upsert") or []:
+        if not isinstance(card, dict):
+            continue
+        key = str(card.get("key"))
+        # As the kernel places it: in place while it stays in its part, else last in the other.
+        if card.get("status") in LIVE_STATUSES:
+            history.pop(key, None)
+            live[key] = card
+        else:
+            live.pop(key, None)
+            history[key] = card

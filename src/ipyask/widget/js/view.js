@@ -5,10 +5,12 @@
  * view's side of the protocol (hello, claims, heartbeats, release). Rendering reads only the
  * synced state (through the hub), so a new view, a reload or a second view shows the same cards.
  *
- * Only what is on screen is rendered: a live card is a placeholder (its title as text, never
- * focusable) until it comes near the viewport, and of the history only the most recent cards
- * are shown, behind a "Show earlier answers" button that reveals more, a page at a time. Every
- * live card has its controller, so claims and countdowns do not depend on rendering.
+ * Only what is on screen is rendered. The first live cards are rendered at once; the others wait
+ * in blocks that hold only their titles, as text (found by find-in-page, read by screen readers,
+ * never focusable), and each block renders its cards when it comes near the viewport. A card is
+ * rendered exactly when it has a controller, so claims and countdowns are those of the cards a
+ * person can see. Of the history only the most recent cards are shown, behind a "Show earlier
+ * answers" button that reveals more, a page at a time.
  */
 
 import { CardController } from "./card/controller.js";
@@ -25,7 +27,11 @@ const TICK_MS = 250;
 const HEARTBEAT_MS = 5000;
 /** Live cards rendered at once (the rest when they come near the viewport). */
 const EAGER_CARDS = 8;
-/** How far from the viewport a placeholder is rendered. */
+/** Live cards not rendered yet, per block of titles. */
+const BLOCK_CARDS = 50;
+/** About the height of a rendered card: a block reserves this much per card. */
+const CARD_HEIGHT_PX = 160;
+/** How far from the viewport a block renders its cards. */
 const RENDER_MARGIN = "800px 0px";
 /** Settled cards a new view shows; the button reveals this many more per press. */
 const RECENT_HISTORY = 20;
@@ -70,8 +76,10 @@ export class View {
     this.restore.addEventListener("click", () => this.restoreHidden());
     this.root.append(this.banner, this.list, this.history, this.restore);
     el.append(this.root);
-    /** @type {WeakMap<Element, CardController>} */
-    this.placeholders = new WeakMap();
+    /** @type {WeakMap<Element, string[]>} the keys of the cards each block of titles holds */
+    this.blockKeys = new WeakMap();
+    /** @type {HTMLElement[]} the blocks of the last sync, reused in order */
+    this.blocks = [];
     this.observer =
       typeof IntersectionObserver === "undefined"
         ? null
@@ -127,22 +135,39 @@ export class View {
     const focused = this.focusedController();
     /** @type {Set<string>} */
     const seen = new Set();
-    /** @type {CardController | null} */
+    const blocks = this.blocks;
+    this.blocks = [];
+    /** @type {Element | null} */
     let previous = null;
+    /** @type {Card[]} */
+    let waiting = [];
+    const flush = () => {
+      if (waiting.length > 0) previous = place(this.list, this.block(waiting, blocks.shift()), previous);
+      waiting = [];
+    };
     for (const card of live.values()) {
-      const controller = this.controllerFor(card, seen.size < EAGER_CARDS || !this.observer);
+      const rendered = this.cards.has(card.key) || seen.size < EAGER_CARDS || !this.observer;
       seen.add(card.key);
-      previous = this.place(this.list, controller, previous);
+      if (!rendered) {
+        waiting.push(card);
+        if (waiting.length === BLOCK_CARDS) flush();
+        continue;
+      }
+      flush();
+      previous = place(this.list, this.controllerFor(card).el, previous);
     }
+    flush();
+    trimAfter(this.list, previous);
     const shown = Math.min(history.length, this.historyShown);
     previous = null;
     for (let index = history.length - shown; index < history.length; index += 1) {
-      const controller = this.controllerFor(history[index], true);
-      seen.add(controller.card.key);
-      previous = this.place(this.historyList, controller, previous);
+      const card = history[index];
+      seen.add(card.key);
+      previous = place(this.historyList, this.controllerFor(card).el, previous);
     }
+    trimAfter(this.historyList, previous);
     for (const [key, controller] of this.cards) {
-      if (seen.has(key)) continue;
+      if (seen.has(key) && controller.el.isConnected) continue;
       controller.destroy();
       this.cards.delete(key);
       if (this.claimed.delete(key)) this.send("release", { key });
@@ -159,8 +184,8 @@ export class View {
   }
 
   /**
-   * One change whose cards all stay where this view shows them (a live card still live, a shown
-   * settled card still settled): update just those. False when the view must sync as a whole.
+   * One change whose cards all stay where this view shows them (a rendered live card still live,
+   * a shown settled card still settled): update just those. False when the view must sync whole.
    * @param {CardChange} change
    */
   syncChange(change) {
@@ -178,42 +203,37 @@ export class View {
   }
 
   /**
-   * The controller of `card` (made now when new); settled cards grow the shown history by one, so
-   * a card that settles while shown stays shown.
+   * The controller of `card`, made (and rendered) now when new; a card that settles while shown
+   * grows the shown history by one, so it stays shown.
    * @param {Card} card
-   * @param {boolean} render rendered at once, else a placeholder until near the viewport
    */
-  controllerFor(card, render) {
+  controllerFor(card) {
     let controller = this.cards.get(card.key);
     if (controller) {
       if (isLive(controller.card) && !isLive(card)) this.historyShown += 1;
-      if (!isLive(card)) controller.materialise();
       controller.update(card);
       return controller;
     }
-    controller = new CardController(this, card, render);
+    controller = new CardController(this, card);
     this.cards.set(card.key, controller);
-    if (!render && this.observer) {
-      this.placeholders.set(controller.el, controller);
-      this.observer.observe(controller.el);
-    }
     return controller;
   }
 
   /**
-   * Put `controller`'s element after `previous` in `list` (first when null), moving it only when
-   * it is elsewhere.
-   * @param {HTMLElement} list
-   * @param {CardController} controller
-   * @param {CardController | null} previous
+   * A block holding the titles of `cards` (not rendered yet), reusing `reused` when given.
+   * @param {Card[]} cards
+   * @param {HTMLElement | undefined} reused
    */
-  place(list, controller, previous) {
-    const expected = previous ? previous.el.nextSibling : list.firstChild;
-    if (expected !== controller.el) {
-      if (previous) previous.el.after(controller.el);
-      else list.prepend(controller.el);
-    }
-    return controller;
+  block(cards, reused) {
+    const text = cards.map((card) => card.questions[0].question).join("\n");
+    const el = reused ?? h("div", { class: "ipyask-card-block" });
+    if (el.textContent !== text) el.textContent = text;
+    el.style.containIntrinsicSize = `auto ${cards.length * CARD_HEIGHT_PX}px`;
+    el.style.minHeight = `${cards.length * CARD_HEIGHT_PX}px`;
+    if (!reused) this.observer?.observe(el);
+    this.blockKeys.set(el, cards.map((card) => card.key));
+    this.blocks.push(el);
+    return el;
   }
 
   /** The controller whose card holds the focus, if any. */
@@ -225,14 +245,37 @@ export class View {
     return key === undefined ? null : this.cards.get(key) ?? null;
   }
 
-  /** @param {IntersectionObserverEntry[]} entries */
+  /**
+   * Render the cards of every block near the viewport.
+   * @param {IntersectionObserverEntry[]} entries
+   */
   onIntersect(entries) {
+    const { live } = this.hub.cards();
+    let added = false;
     for (const entry of entries) {
-      if (!entry.isIntersecting) continue;
-      const controller = this.placeholders.get(entry.target);
-      this.observer?.unobserve(entry.target);
-      if (controller && this.cards.get(controller.card.key) === controller) controller.materialise();
+      if (!entry.isIntersecting || !entry.target.isConnected) continue;
+      for (const key of this.blockKeys.get(entry.target) ?? []) {
+        const card = live.get(key);
+        if (card && !this.cards.has(key)) {
+          this.cards.set(key, new CardController(this, card));
+          added = true;
+        }
+      }
     }
+    if (added) this.sync();
+  }
+
+  /**
+   * Render the live card `key` now (it is to show an error, or take the focus).
+   * @param {string} key
+   */
+  render(key) {
+    const card = this.hub.cards().live.get(key);
+    if (!card || this.cards.has(key)) return this.cards.get(key);
+    const controller = new CardController(this, card);
+    this.cards.set(key, controller);
+    this.sync();
+    return controller;
   }
 
   /** Reveal a page of earlier settled cards; the focus stays on the button while it remains. */
@@ -272,7 +315,6 @@ export class View {
     for (const card of this.cards.values()) {
       if (!card.hidden) continue;
       card.hidden = false;
-      card.materialise(); // it takes the focus: never a placeholder
       card.render();
       this.updateClaim(card);
       first ??= card;
@@ -305,8 +347,7 @@ export class View {
    * @param {string} text
    */
   onError(key, text) {
-    const card = key === null ? undefined : this.cards.get(key);
-    card?.materialise();
+    const card = key === null ? undefined : this.render(key);
     if (card) card.showError(text);
     else this.showBanner(text);
   }
@@ -347,3 +388,27 @@ export class View {
   }
 }
 
+
+/**
+ * Put `el` after `previous` in `list` (first when null), moving it only when it is elsewhere.
+ * @param {HTMLElement} list
+ * @param {Element} el
+ * @param {Element | null} previous
+ */
+function place(list, el, previous) {
+  const expected = previous ? previous.nextSibling : list.firstChild;
+  if (expected !== el) {
+    if (previous) previous.after(el);
+    else list.prepend(el);
+  }
+  return el;
+}
+
+/**
+ * Remove every child of `list` after `last` (all of them when null).
+ * @param {HTMLElement} list
+ * @param {Element | null} last
+ */
+function trimAfter(list, last) {
+  while (last ? last.nextSibling : list.firstChild) (last ? last.nextSibling : list.firstChild)?.remove();
+}

@@ -1014,13 +1014,11 @@ var CardController = class {
   /**
    * @param {View} view
    * @param {Card} card
-   * @param {boolean} [materialised] rendered now; else a placeholder until `materialise()`
    */
-  constructor(view, card, materialised = true) {
+  constructor(view, card) {
     this.view = view;
     this.card = card;
-    this.el = h("article", { class: "ipyask-card" });
-    this.materialised = materialised;
+    this.el = h("article", { class: "ipyask-card", tabindex: "-1" });
     this.presenter = generic;
     this.index = 0;
     this.drafts = [];
@@ -1066,11 +1064,6 @@ var CardController = class {
     const previous = first ? null : this.card;
     this.card = card;
     if (card.wait === "timed" && card.frame) this.view.hub.anchor(card.key, card.frame);
-    if (!this.materialised) {
-      this.renderPlaceholder();
-      this.view.updateClaim(this);
-      return;
-    }
     const questionsJson = JSON.stringify(card.questions);
     if (questionsJson !== this.questionsJson) {
       this.questionsJson = questionsJson;
@@ -1103,34 +1096,13 @@ var CardController = class {
   canSubmit() {
     return this.answerable && !this.countdown.timedOut;
   }
-  /** Render the card in place of its placeholder (once). */
-  materialise() {
-    if (this.materialised) return;
-    this.materialised = true;
-    this.update(this.card, true);
-  }
-  /** Only the first question, as text: cheap, found by find-in-page, never focusable. */
-  renderPlaceholder() {
-    const first = this.card.questions[0];
-    this.el.className = `ipyask-card ipyask-card--placeholder ipyask-is-${this.card.status}`;
-    this.el.hidden = this.hidden;
-    this.el.dataset.key = this.card.key;
-    const title = this.el.firstChild;
-    if (title && title.textContent === first.question) return;
-    this.el.replaceChildren(h("p", { class: "ipyask-title" }, first.question));
-  }
   /** @param {"first"} [focusHint] */
   render(focusHint) {
-    if (!this.materialised) {
-      this.renderPlaceholder();
-      return;
-    }
     const active = document.activeElement;
     const hadFocus = active instanceof HTMLElement && this.el.contains(active);
     const focusKey = hadFocus && active !== this.el ? active.dataset.focus ?? null : null;
     const selection = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : null;
     this.rendering = true;
-    this.el.tabIndex = -1;
     const kind = this.answerable ? this.presentation.kind : "settled";
     this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
     this.el.hidden = this.hidden;
@@ -1209,6 +1181,8 @@ var CardController = class {
 var TICK_MS = 250;
 var HEARTBEAT_MS = 5e3;
 var EAGER_CARDS = 8;
+var BLOCK_CARDS = 50;
+var CARD_HEIGHT_PX = 160;
 var RENDER_MARGIN = "800px 0px";
 var RECENT_HISTORY = 20;
 var HISTORY_PAGE = 50;
@@ -1245,7 +1219,8 @@ var View = class {
     this.restore.addEventListener("click", () => this.restoreHidden());
     this.root.append(this.banner, this.list, this.history, this.restore);
     el.append(this.root);
-    this.placeholders = /* @__PURE__ */ new WeakMap();
+    this.blockKeys = /* @__PURE__ */ new WeakMap();
+    this.blocks = [];
     this.observer = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver((entries) => this.onIntersect(entries), { rootMargin: RENDER_MARGIN });
     this.onLanguage = () => this.applyLanguage(true);
     this.onVisibility = () => this.setWindowActive(!document.hidden);
@@ -1291,21 +1266,37 @@ var View = class {
     const history = this.hub.history();
     const focused = this.focusedController();
     const seen = /* @__PURE__ */ new Set();
+    const blocks = this.blocks;
+    this.blocks = [];
     let previous = null;
+    let waiting = [];
+    const flush = () => {
+      if (waiting.length > 0) previous = place(this.list, this.block(waiting, blocks.shift()), previous);
+      waiting = [];
+    };
     for (const card of live.values()) {
-      const controller = this.controllerFor(card, seen.size < EAGER_CARDS || !this.observer);
+      const rendered = this.cards.has(card.key) || seen.size < EAGER_CARDS || !this.observer;
       seen.add(card.key);
-      previous = this.place(this.list, controller, previous);
+      if (!rendered) {
+        waiting.push(card);
+        if (waiting.length === BLOCK_CARDS) flush();
+        continue;
+      }
+      flush();
+      previous = place(this.list, this.controllerFor(card).el, previous);
     }
+    flush();
+    trimAfter(this.list, previous);
     const shown = Math.min(history.length, this.historyShown);
     previous = null;
     for (let index = history.length - shown; index < history.length; index += 1) {
-      const controller = this.controllerFor(history[index], true);
-      seen.add(controller.card.key);
-      previous = this.place(this.historyList, controller, previous);
+      const card = history[index];
+      seen.add(card.key);
+      previous = place(this.historyList, this.controllerFor(card).el, previous);
     }
+    trimAfter(this.historyList, previous);
     for (const [key, controller] of this.cards) {
-      if (seen.has(key)) continue;
+      if (seen.has(key) && controller.el.isConnected) continue;
       controller.destroy();
       this.cards.delete(key);
       if (this.claimed.delete(key)) this.send("release", { key });
@@ -1320,8 +1311,8 @@ var View = class {
     this.updateRestore(false);
   }
   /**
-   * One change whose cards all stay where this view shows them (a live card still live, a shown
-   * settled card still settled): update just those. False when the view must sync as a whole.
+   * One change whose cards all stay where this view shows them (a rendered live card still live,
+   * a shown settled card still settled): update just those. False when the view must sync whole.
    * @param {CardChange} change
    */
   syncChange(change) {
@@ -1337,41 +1328,36 @@ var View = class {
     return true;
   }
   /**
-   * The controller of `card` (made now when new); settled cards grow the shown history by one, so
-   * a card that settles while shown stays shown.
+   * The controller of `card`, made (and rendered) now when new; a card that settles while shown
+   * grows the shown history by one, so it stays shown.
    * @param {Card} card
-   * @param {boolean} render rendered at once, else a placeholder until near the viewport
    */
-  controllerFor(card, render2) {
+  controllerFor(card) {
     let controller = this.cards.get(card.key);
     if (controller) {
       if (isLive(controller.card) && !isLive(card)) this.historyShown += 1;
-      if (!isLive(card)) controller.materialise();
       controller.update(card);
       return controller;
     }
-    controller = new CardController(this, card, render2);
+    controller = new CardController(this, card);
     this.cards.set(card.key, controller);
-    if (!render2 && this.observer) {
-      this.placeholders.set(controller.el, controller);
-      this.observer.observe(controller.el);
-    }
     return controller;
   }
   /**
-   * Put `controller`'s element after `previous` in `list` (first when null), moving it only when
-   * it is elsewhere.
-   * @param {HTMLElement} list
-   * @param {CardController} controller
-   * @param {CardController | null} previous
+   * A block holding the titles of `cards` (not rendered yet), reusing `reused` when given.
+   * @param {Card[]} cards
+   * @param {HTMLElement | undefined} reused
    */
-  place(list, controller, previous) {
-    const expected = previous ? previous.el.nextSibling : list.firstChild;
-    if (expected !== controller.el) {
-      if (previous) previous.el.after(controller.el);
-      else list.prepend(controller.el);
-    }
-    return controller;
+  block(cards, reused) {
+    const text = cards.map((card) => card.questions[0].question).join("\n");
+    const el = reused ?? h("div", { class: "ipyask-card-block" });
+    if (el.textContent !== text) el.textContent = text;
+    el.style.containIntrinsicSize = `auto ${cards.length * CARD_HEIGHT_PX}px`;
+    el.style.minHeight = `${cards.length * CARD_HEIGHT_PX}px`;
+    if (!reused) this.observer?.observe(el);
+    this.blockKeys.set(el, cards.map((card) => card.key));
+    this.blocks.push(el);
+    return el;
   }
   /** The controller whose card holds the focus, if any. */
   focusedController() {
@@ -1381,14 +1367,36 @@ var View = class {
     const key = article instanceof HTMLElement ? article.dataset.key : void 0;
     return key === void 0 ? null : this.cards.get(key) ?? null;
   }
-  /** @param {IntersectionObserverEntry[]} entries */
+  /**
+   * Render the cards of every block near the viewport.
+   * @param {IntersectionObserverEntry[]} entries
+   */
   onIntersect(entries) {
+    const { live } = this.hub.cards();
+    let added = false;
     for (const entry of entries) {
-      if (!entry.isIntersecting) continue;
-      const controller = this.placeholders.get(entry.target);
-      this.observer?.unobserve(entry.target);
-      if (controller && this.cards.get(controller.card.key) === controller) controller.materialise();
+      if (!entry.isIntersecting || !entry.target.isConnected) continue;
+      for (const key of this.blockKeys.get(entry.target) ?? []) {
+        const card = live.get(key);
+        if (card && !this.cards.has(key)) {
+          this.cards.set(key, new CardController(this, card));
+          added = true;
+        }
+      }
     }
+    if (added) this.sync();
+  }
+  /**
+   * Render the live card `key` now (it is to show an error, or take the focus).
+   * @param {string} key
+   */
+  render(key) {
+    const card = this.hub.cards().live.get(key);
+    if (!card || this.cards.has(key)) return this.cards.get(key);
+    const controller = new CardController(this, card);
+    this.cards.set(key, controller);
+    this.sync();
+    return controller;
   }
   /** Reveal a page of earlier settled cards; the focus stays on the button while it remains. */
   showEarlier() {
@@ -1423,7 +1431,6 @@ var View = class {
     for (const card of this.cards.values()) {
       if (!card.hidden) continue;
       card.hidden = false;
-      card.materialise();
       card.render();
       this.updateClaim(card);
       first ??= card;
@@ -1452,8 +1459,7 @@ var View = class {
    * @param {string} text
    */
   onError(key, text) {
-    const card = key === null ? void 0 : this.cards.get(key);
-    card?.materialise();
+    const card = key === null ? void 0 : this.render(key);
     if (card) card.showError(text);
     else this.showBanner(text);
   }
@@ -1489,6 +1495,17 @@ var View = class {
     this.root.remove();
   }
 };
+function place(list, el, previous) {
+  const expected = previous ? previous.nextSibling : list.firstChild;
+  if (expected !== el) {
+    if (previous) previous.after(el);
+    else list.prepend(el);
+  }
+  return el;
+}
+function trimAfter(list, last) {
+  while (last ? last.nextSibling : list.firstChild) (last ? last.nextSibling : list.firstChild)?.remove();
+}
 
 // src/ipyask/widget/js/widget.js
 function initialize({ model }) {

@@ -39,14 +39,11 @@ export class CardController {
   /**
    * @param {View} view
    * @param {Card} card
-   * @param {boolean} [materialised] rendered now; else a placeholder until `materialise()`
    */
-  constructor(view, card, materialised = true) {
+  constructor(view, card) {
     this.view = view;
     this.card = card;
-    this.el = h("article", { class: "ipyask-card" });
-    /** Whether the card is rendered; a placeholder holds only its title and takes no focus. */
-    this.materialised = materialised;
+    this.el = h("article", { class: "ipyask-card", tabindex: "-1" });
     /** @type {Presenter} the presentation the card was last rendered with */
     this.presenter = generic;
     this.index = 0;
@@ -97,11 +94,6 @@ export class CardController {
     const previous = first ? null : this.card;
     this.card = card;
     if (card.wait === "timed" && card.frame) this.view.hub.anchor(card.key, card.frame);
-    if (!this.materialised) {
-      this.renderPlaceholder();
-      this.view.updateClaim(this);
-      return;
-    }
     const questionsJson = JSON.stringify(card.questions);
     if (questionsJson !== this.questionsJson) {
       this.questionsJson = questionsJson;
@@ -139,37 +131,14 @@ export class CardController {
     return this.answerable && !this.countdown.timedOut;
   }
 
-  /** Render the card in place of its placeholder (once). */
-  materialise() {
-    if (this.materialised) return;
-    this.materialised = true;
-    this.update(this.card, true);
-  }
-
-  /** Only the first question, as text: cheap, found by find-in-page, never focusable. */
-  renderPlaceholder() {
-    const first = this.card.questions[0];
-    this.el.className = `ipyask-card ipyask-card--placeholder ipyask-is-${this.card.status}`;
-    this.el.hidden = this.hidden;
-    this.el.dataset.key = this.card.key;
-    const title = this.el.firstChild;
-    if (title && title.textContent === first.question) return;
-    this.el.replaceChildren(h("p", { class: "ipyask-title" }, first.question));
-  }
-
   /** @param {"first"} [focusHint] */
   render(focusHint) {
-    if (!this.materialised) {
-      this.renderPlaceholder();
-      return;
-    }
     const active = document.activeElement;
     const hadFocus = active instanceof HTMLElement && this.el.contains(active);
     const focusKey = hadFocus && active !== this.el ? active.dataset.focus ?? null : null;
     const selection =
       active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : null;
     this.rendering = true;
-    this.el.tabIndex = -1;
     const kind = this.answerable ? this.presentation.kind : "settled";
     this.el.className = `ipyask-card ipyask-card--${kind} ipyask-is-${this.card.status}`;
     this.el.hidden = this.hidden;
