@@ -96,6 +96,9 @@ async def rt_history_rounds(n, k):
         for card in panel.get_cards()[k:]:  # the last round's card: the history stays at k
             if card.status != "pending":
                 panel.remove_card(card.key)
+        # The transcript shows the last answer 50 ms after it; show it now, between rounds, as
+        # closing the fresh panel does for the row above, so that both rows time the same work.
+        panel._transcript.flush()
         await asyncio.sleep(0.005)
         m0, t0 = time.monotonic(), time.perf_counter()
         answer = await svc.ask(rt_request(i))
