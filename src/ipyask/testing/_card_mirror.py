@@ -46,42 +46,74 @@ def _pages(raw: object) -> int:
 
 
 class CardMirror:
-    """The merged cards of one panel model (live cards first, then the history), kept current:
-    a message newer than every one applied so far changes only its own cards."""
+    """The merged cards of one panel model (live cards first, then the history), kept current.
+
+    The live cards alone are merged from ``cards`` and the messages, so reading them costs the
+    same however long the history is; a history page is parsed only when its text changed, and
+    the whole history merged only when asked for.
+    """
 
     def __init__(self) -> None:
-        self._raw: list[object] = []
+        self._head: object = None
         self._rev = 0
         self._state_live: list[Card] = []
-        self._state_history: list[Card] = []
+        self._pages: list[tuple[object, list[Card]]] = []
         self._seen = 0
         self._changes: dict[int, dict[str, Any]] = {}
-        self._merged: tuple[dict[str, Card], dict[str, Card]] | None = None
+        self._live: dict[str, Card] | None = None
+        self._all: tuple[dict[str, Card], dict[str, Card]] | None = None
 
     def cards(self, state: object, messages: Sequence[CustomMessage]) -> list[Card]:
         """The cards after the model's ``state`` (its state dict, or just its ``cards`` value)
         and its custom ``messages`` so far."""
-        live, history = self._update(state, messages)
+        self._update(state, messages)
+        if self._all is None:
+            live: dict[str, Card] = {}
+            history: dict[str, Card] = {}
+            for card in self._state_live:
+                live.setdefault(str(card.get("key")), card)
+            for _, page in self._pages:
+                for card in page:
+                    history.setdefault(str(card.get("key")), card)
+            for rev in sorted(self._changes):
+                _apply(live, history, self._changes[rev])
+            self._all = live, history
+        live, history = self._all
         return [*live.values(), *history.values()]
 
     def live(self, state: object, messages: Sequence[CustomMessage]) -> list[Card]:
         """Only the live cards (pending or continued), however long the history is."""
-        return list(self._update(state, messages)[0].values())
+        self._update(state, messages)
+        if self._live is None:
+            live: dict[str, Card] = {}
+            for card in self._state_live:
+                live.setdefault(str(card.get("key")), card)
+            for rev in sorted(self._changes):
+                _apply(live, None, self._changes[rev])
+            self._live = live
+        return list(self._live.values())
 
-    def _update(
-        self, state: object, messages: Sequence[CustomMessage]
-    ) -> tuple[dict[str, Card], dict[str, Card]]:
+    def _update(self, state: object, messages: Sequence[CustomMessage]) -> None:
         entries = state if isinstance(state, Mapping) else {"cards": state}
         head = entries.get("cards", [])
-        raw = [head, *(entries.get(f"history_{i}", "[]") for i in range(_pages(head)))]
-        if len(raw) != len(self._raw) or any(
-            a is not b for a, b in zip(raw, self._raw, strict=True)
-        ):
-            self._raw = raw
+        count = _pages(head)
+        changed = head is not self._head or len(self._pages) != count
+        del self._pages[count:]
+        for index in range(count):
+            raw = entries.get(f"history_{index}", "[]")
+            if index < len(self._pages) and self._pages[index][0] is raw:
+                continue
+            page = (raw, parse_card_state(raw)[1])
+            if index < len(self._pages):
+                self._pages[index] = page
+            else:
+                self._pages.append(page)
+            changed = True
+        if changed:
+            self._head = head
             self._rev, self._state_live = parse_card_state(head)
-            self._state_history = [c for page in raw[1:] for c in parse_card_state(page)[1]]
             self._changes = {rev: c for rev, c in self._changes.items() if rev > self._rev}
-            self._merged = None
+            self._live = self._all = None
         for message in messages[self._seen :]:
             content = message.content
             if isinstance(content, dict) and content.get("kind") == "cards":
@@ -90,38 +122,31 @@ class CardMirror:
                     in_order = all(rev > known for known in self._changes)
                     self._changes[rev] = content
                     if not in_order:
-                        self._merged = None
-                    elif self._merged is not None:
-                        _apply(self._merged, content)
+                        self._live = self._all = None
+                        continue
+                    if self._live is not None:
+                        _apply(self._live, None, content)
+                    if self._all is not None:
+                        _apply(*self._all, content)
         self._seen = len(messages)
-        if self._merged is None:
-            self._merged = self._merge()
-        return self._merged
-
-    def _merge(self) -> tuple[dict[str, Card], dict[str, Card]]:
-        live: dict[str, Card] = {}
-        history: dict[str, Card] = {}
-        for part, cards in ((live, self._state_live), (history, self._state_history)):
-            for card in cards:
-                part.setdefault(str(card.get("key")), card)
-        for rev in sorted(self._changes):
-            _apply((live, history), self._changes[rev])
-        return live, history
 
 
-def _apply(merged: tuple[dict[str, Card], dict[str, Card]], change: dict[str, Any]) -> None:
-    live, history = merged
+def _apply(live: dict[str, Card], history: dict[str, Card] | None, change: dict[str, Any]) -> None:
+    """Apply one ``cards`` message (to the live cards alone when ``history`` is None)."""
     for key in change.get("remove") or []:
         live.pop(str(key), None)
-        history.pop(str(key), None)
+        if history is not None:
+            history.pop(str(key), None)
     for card in change.get("upsert") or []:
         if not isinstance(card, dict):
             continue
         key = str(card.get("key"))
         # As the kernel places it: in place while it stays in its part, else last in the other.
         if card.get("status") in LIVE_STATUSES:
-            history.pop(key, None)
+            if history is not None:
+                history.pop(key, None)
             live[key] = card
         else:
             live.pop(key, None)
-            history[key] = card
+            if history is not None:
+                history[key] = card

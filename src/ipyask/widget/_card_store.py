@@ -195,9 +195,16 @@ class CardStore:
 
     # -- the synced state ---------------------------------------------------------------------
 
-    def state_names(self) -> list[str]:
-        """Every state entry the store syncs: ``cards`` and one per history page."""
-        return [HEAD, *(page_name(index) for index in range(len(self._pages)))]
+    def state_names(self, start: int = 0) -> list[str]:
+        """The state entries the store syncs, from the ``start``-th on: ``cards``, then one per
+        history page."""
+        names = [HEAD] if start == 0 else []
+        return names + [page_name(index) for index in range(max(start - 1, 0), len(self._pages))]
+
+    @property
+    def entry_count(self) -> int:
+        """How many state entries the store syncs (``cards`` and the pages)."""
+        return 1 + len(self._pages)
 
     @staticmethod
     def owns(name: str) -> bool:

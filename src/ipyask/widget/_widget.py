@@ -213,10 +213,9 @@ class QuestionWidget(anywidget.AnyWidget):
 
     def _track_entries(self) -> None:
         # A new history page is a new state entry, synced from now on (entries never go away).
-        names = self._store.state_names()
-        if len(names) > self._entries:
-            self.keys.extend(names[self._entries :])
-            self._entries = len(names)
+        if self._store.entry_count > self._entries:
+            self.keys.extend(self._store.state_names(self._entries))
+            self._entries = self._store.entry_count
 
     def _send_change(self, upsert: list[dict[str, Any]], remove: list[str]) -> None:
         message = {

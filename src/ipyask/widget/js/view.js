@@ -230,6 +230,7 @@ export class View {
     if (el.textContent !== text) el.textContent = text;
     el.style.containIntrinsicSize = `auto ${cards.length * CARD_HEIGHT_PX}px`;
     el.style.minHeight = `${cards.length * CARD_HEIGHT_PX}px`;
+    el.dataset.cards = String(cards.length);
     if (!reused) this.observer?.observe(el);
     this.blockKeys.set(el, cards.map((card) => card.key));
     this.blocks.push(el);
