@@ -456,12 +456,57 @@ def _scale(results: Results) -> list[str]:
                     f"({row['answered']:,}/{row['n']:,}, {row['wrong']} wrong, "
                     f"{row['error_count']} errors) |"
                 )
+        out += _memory_parts(scale)
         notes = []
         if any(row["bytes_per_question"] is None for row in scale["panel"] + scale["bare"]):
             notes.append("¹ No memory run; the RSS growth stands in.")
         if notes:
             out += ["", " ".join(notes)]
     return [*out, ""]
+
+
+MEMORY_PARTS = [
+    ("request (validated)", "the request the agent asked with, validated"),
+    (
+        "the asking task (benchmark code)",
+        "the asking task: its coroutine, and the request it builds",
+    ),
+    ("futures, tasks, waterfall", "the seam: the ask's tasks, futures, abort signal, waterfall"),
+    ("card (model, derived view)", "the panel's card: its model, held request, derived view"),
+    ("wire text", "the card's wire JSON text (the store)"),
+    ("messages in flight (comm)", "messages not yet sent (comm, ZeroMQ)"),
+    ("other", "other"),
+]
+
+
+def _memory_parts(scale: dict[str, Any]) -> list[str]:
+    """Where the memory of a pending question goes, for the largest size with a breakdown."""
+    rows = {
+        kind: max((r for r in scale[kind] if r.get("memory_parts")), key=lambda r: r["n"],
+                  default=None)
+        for kind in ("panel", "bare")
+    }  # fmt: skip
+    panel, bare = rows["panel"], rows["bare"]
+    if panel is None:
+        return []
+    out = [
+        "",
+        f"Where the memory of a pending question goes ({panel['n']:,} pending, tracemalloc with "
+        "30 frames: each allocation still held counts for the first part whose code is in its "
+        "traceback, most recent frame first):",
+        "",
+        "| Part | panel | bare comm |",
+        "|---|---:|---:|",
+    ]
+    for key, label in MEMORY_PARTS:
+        here = panel["memory_parts"].get(key)
+        there = (bare or {}).get("memory_parts", {}).get(key) if bare else None
+        if not here and not there:
+            continue
+        out.append(f"| {label} | {kib(here or 0)} | {kib(there or 0)} |")
+    total_bare = kib(sum(bare["memory_parts"].values())) if bare else "–"
+    out.append(f"| **total** | {kib(sum(panel['memory_parts'].values()))} | {total_bare} |")
+    return out
 
 
 def _render(results: Results) -> list[str]:

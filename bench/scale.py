@@ -102,15 +102,20 @@ SC_PARTS = [
     ("wire text", ("/widget/_card_store.py",)),
     ("card (model, derived view)", ("/widget/_cards.py", "/widget/_markdown.py",
                                     "/widget/_widget.py", "/panel/_question_panel.py")),
-    ("request (validated)", ("/ipyask/_vocabulary.py", "sc_request")),
+    ("request (validated)", ("/ipyask/_vocabulary.py",)),
     ("futures, tasks, waterfall", ("/asyncio/", "/ipyask/_waterfall.py", "/ipyask/_service.py",
                                    "/ipyask/host/", "/ipyask/_agents.py", "/panel/")),
     ("messages in flight (comm)", ("/ipywidgets/", "/comm/", "/ipykernel/", "/jupyter_client/",
                                    "/zmq/")),
 ]
 
+SC_REQUEST_CODE = sc_request.__code__
+SC_REQUEST_LINES = {line for _, _, line in SC_REQUEST_CODE.co_lines() if line}
+
 def sc_part(traceback):
     for frame in reversed(traceback):  # most recent first
+        if frame.filename == SC_REQUEST_CODE.co_filename and frame.lineno in SC_REQUEST_LINES:
+            return "request (validated)"
         for name, markers in SC_PARTS:
             if any(marker in frame.filename for marker in markers):
                 return name
