@@ -139,8 +139,9 @@ async def sc_run(n, agents, answerer, trace):
     detail = trace and n <= 1000  # the per-part breakdown costs time per allocation
     if trace:
         tracemalloc.start(30 if detail else 1)
-    base = tracemalloc.get_traced_memory()[0]
     before = tracemalloc.take_snapshot() if detail else None
+    base = tracemalloc.get_traced_memory()[0]  # after the snapshot, which is not the asks'
+
     t0 = time.perf_counter()
     tasks = [asyncio.ensure_future(sc_one(i)) for i in range(n)]
     while answerer.count() < n:
