@@ -256,7 +256,7 @@ def run(settings: Settings) -> Result:
     rounds = settings.pick(400, 60)
     warm = settings.pick(20, 5)
     histories = list(HISTORIES) if not settings.quick else [0, 100]
-    history_rounds = settings.pick(200, 20)
+    history_rounds = settings.pick(400, 20)
     samples: dict[str, list[float]] = {}
     parts: dict[str, dict[str, list[float]]] = {}
 

@@ -98,3 +98,12 @@ def test_a_card_that_settles_keeps_the_focus_and_stays_shown(wpage) -> None:
     expect(moved).to_be_focused()
     keys = wpage.page.locator("article").evaluate_all("els => els.map(e => e.dataset.key)")
     assert keys[0] == "p1" and keys[-1] == "p0" and len(keys) == 1 + 21  # none hidden anew
+
+
+def test_the_history_button_follows_the_language(wpage) -> None:
+    widget = QuestionWidget(cards=[answered(i) for i in range(25)])
+    wpage.mount(widget)
+    expect(wpage.page.get_by_role("button", name="Show earlier answers (5)")).to_be_visible()
+    expect(wpage.page.get_by_role("group", name="Earlier answers")).to_be_visible()
+    wpage.set_language("zh")
+    expect(wpage.page.get_by_role("button", name="显示更早的回答（5）")).to_be_visible()

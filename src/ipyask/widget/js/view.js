@@ -120,7 +120,7 @@ export class View {
     this.root.lang = this.lang;
     if (rerender) {
       for (const card of this.cards.values()) card.render();
-      this.updateRestore(false);
+      this.sync(); // the history's button and label, the restore button
     }
   }
 

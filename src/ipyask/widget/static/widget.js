@@ -1253,7 +1253,7 @@ var View = class {
     this.root.lang = this.lang;
     if (rerender) {
       for (const card of this.cards.values()) card.render();
-      this.updateRestore(false);
+      this.sync();
     }
   }
   /**
