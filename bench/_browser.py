@@ -66,7 +66,11 @@ window.bench = {
     const t1 = performance.now();
     await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
     const t2 = performance.now();
-    return { layoutMs: t1 - t0, frameMs: t2 - t0, cards: el.querySelectorAll("article").length };
+    // Cards rendered, and cards waiting in blocks of titles until they come near the viewport.
+    const blocks = el.querySelectorAll(".ipyask-card-block");
+    const waiting = Array.from(blocks, (b) => Number(b.dataset.cards));
+    const cards = el.querySelectorAll("article").length + waiting.reduce((a, b) => a + b, 0);
+    return { layoutMs: t1 - t0, frameMs: t2 - t0, cards };
   },
   emit(message) {
     const t = performance.now();
@@ -121,7 +125,8 @@ def widget_state(cards: list[dict[str, Any]]) -> dict[str, Any]:
 
     widget = QuestionWidget(cards=cards, language="en")
     try:
-        state: dict[str, Any] = widget.get_state(["cards", "language", "protocol_version"])
+        names = [*widget.store.state_names(), "language", "protocol_version"]
+        state: dict[str, Any] = widget.get_state(names)
     finally:
         widget.close()
     return state

@@ -2,8 +2,10 @@
 
 - **ipyask**: ``await svc.ask(...)`` in the kernel → a card in the panel's synced state →
   ``HeadlessFrontend`` answers it over the widget comm → the ask returns. A fresh panel per
-  question, holding 0, 100 or 1,000 answered cards from before (answered cards stay in a panel's
-  state).
+  question.
+- **ipyask with history** (the sweep): one long-lived panel per size, holding 0, 100, 1,000 or
+  10,000 answered cards; each question is answered on it and its card removed before the next,
+  so the history stays at its size while every change and state sync of a real panel happens.
 - **anywidget**: the kernel sends a bare custom message, the front end answers with one, the
   kernel's ``on_msg`` handler resolves a future.
 - **input()**: ``input()`` in a cell, answered over the stdin channel (``allow_stdin=True``).
@@ -76,6 +78,34 @@ async def rt_ipyask(n, k):
     rt_panel.close()
     return lat
 
+rt_sweep = {}
+
+def rt_sweep_panel(k):
+    # A panel of its own service holding k answered cards (made once per size).
+    if k not in rt_sweep:
+        svc = ipyask.UserQuestions()
+        panel = ipyask.QuestionPanel(svc, cards=rt_history(k))
+        panel.on_view_message(rt_stamp)
+        display(panel)
+        rt_sweep[k] = (svc, panel)
+    return rt_sweep[k]
+
+async def rt_history_rounds(n, k):
+    svc, panel, lat = *rt_sweep_panel(k), []
+    for i in range(n):
+        for card in panel.get_cards()[k:]:  # the last round's card: the history stays at k
+            if card.status != "pending":
+                panel.remove_card(card.key)
+        # The transcript shows the last answer 50 ms after it; show it now, between rounds, as
+        # closing the fresh panel does for the row above, so that both rows time the same work.
+        panel._transcript.flush()
+        await asyncio.sleep(0.005)
+        m0, t0 = time.monotonic(), time.perf_counter()
+        answer = await svc.ask(rt_request(i))
+        lat.append([time.perf_counter() - t0, m0, time.monotonic(), rt_handled[0]])
+        assert answer.answers[0].selected == ["A"], answer
+    return lat
+
 async def rt_echo(n):
     loop, box, lat = asyncio.get_running_loop(), {}, []
     def settle(content):
@@ -109,6 +139,9 @@ for _i in range({n}):
 BENCH["input"] = {{"ok": True, "value": _lat}}
 """
 
+
+HISTORIES = (0, 100, 1000, 10_000)
+"""Answered cards a panel holds in the history sweep."""
 
 PASSES = 10
 """The blocks of the three methods alternate this many times: this machine's speed drifts by tens
@@ -158,7 +191,7 @@ def _pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dict[st
     for model in reversed(person.kernel.models()):
         if "protocol_version" not in model.state:
             continue
-        for card in person.cards(model.model_id):
+        for card in person.live_cards(model.model_id):
             if card.get("status") == "pending" and card["questions"][0]["question"] == question:
                 return model.model_id, dict(card)
     return None
@@ -177,8 +210,11 @@ def _wait_pending_card(person: HeadlessFrontend, question: str) -> tuple[str, di
     return found[0]
 
 
-def _ipyask(bench: KernelBench, person: HeadlessFrontend, n: int, history: int) -> list[Round]:
-    bench.start("ipyask", f"rt_ipyask({n}, {history})")
+def _ipyask(
+    bench: KernelBench, person: HeadlessFrontend, n: int, history: int, *, sweep: bool = False
+) -> list[Round]:
+    code = f"rt_history_rounds({n}, {history})" if sweep else f"rt_ipyask({n}, {history})"
+    bench.start("ipyask", code)
     seen, sent = [], []
     for i in range(n):
         panel, card = _wait_pending_card(person, f"RT {i}?")
@@ -219,8 +255,8 @@ def run(settings: Settings) -> Result:
     """Round trips of all methods; latencies in milliseconds."""
     rounds = settings.pick(400, 60)
     warm = settings.pick(20, 5)
-    histories = [0, 100, 1000] if not settings.quick else [0, 100]
-    history_rounds = {0: rounds, 100: settings.pick(150, 20), 1000: settings.pick(60, 0)}
+    histories = list(HISTORIES) if not settings.quick else [0, 100]
+    history_rounds = settings.pick(400, 20)
     samples: dict[str, list[float]] = {}
     parts: dict[str, dict[str, list[float]]] = {}
 
@@ -248,12 +284,16 @@ def run(settings: Settings) -> Result:
             add("anywidget", _echo(bench, n + drop), drop)
             add("ipyask", _ipyask(bench, person, n + drop, 0), drop)
             add("input", _input(bench, n + drop), drop)
-        for history in histories[1:]:
-            n = history_rounds[history]
-            if n <= 0:
-                continue
-            log(f"round trip: ipyask with {history} answered cards x{n}")
-            add(f"ipyask_history_{history}", _ipyask(bench, person, n + warm, history), warm)
+        log(f"round trip: history sweep {histories}, panels being filled")
+        bench.value("[len(rt_sweep_panel(k)[1].get_cards()) for k in " + repr(histories) + "]")
+        for index in range(passes):
+            n = history_rounds // passes
+            drop = warm if index == 0 else 0
+            log(f"history sweep pass {index + 1}/{passes}: anywidget, then each size x{n}")
+            add("anywidget_sweep", _echo(bench, n + drop), drop)
+            for history in histories:
+                rounds_ = _ipyask(bench, person, n + drop, history, sweep=True)
+                add(f"history_{history}", rounds_, drop)
         errors = [str(e) for e in fe.handler_errors]
     stats = {name: summary(values) for name, values in samples.items()}
     overhead = stats["ipyask"]["p50"] - stats["anywidget"]["p50"]
@@ -269,6 +309,15 @@ def run(settings: Settings) -> Result:
         "p50_ratio": stats["ipyask"]["p50"] / stats["anywidget"]["p50"],
         "p99_ratio": stats["ipyask"]["p99"] / stats["anywidget"]["p99"],
         "input_p50_ratio": stats["ipyask"]["p50"] / stats["input"]["p50"],
+        "histories": histories,
+        "history_ratios": {
+            str(k): {
+                "p50": stats[f"history_{k}"]["p50"] / stats["anywidget_sweep"]["p50"],
+                "p99": stats[f"history_{k}"]["p99"] / stats["anywidget_sweep"]["p99"],
+            }
+            for k in histories
+            if f"history_{k}" in stats
+        },
         "within_2ms": overhead <= 2.0,
         "handler_errors": errors,
         "kernel": versions,

@@ -20,6 +20,7 @@ ask returned exactly its own answer and none failed.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from typing import Any
@@ -91,9 +92,43 @@ class PanelCounter:
         display(self.panel)
 
     def count(self):
-        return sum(1 for card in self.panel.cards if card["status"] == "pending")
+        return self.panel.store.live_count
 
 SC_MEMORY = {}
+
+# Where the memory of a pending question goes: each allocation still held is put in the first
+# category whose file is in its traceback, most recent frame first.
+SC_PARTS = [
+    ("wire text", ("/widget/_card_store.py",)),
+    ("card (model, derived view)", ("/widget/_cards.py", "/widget/_markdown.py",
+                                    "/widget/_widget.py", "/panel/_question_panel.py")),
+    ("request (validated)", ("/ipyask/_vocabulary.py",)),
+    ("futures, tasks, waterfall", ("/asyncio/", "/ipyask/_waterfall.py", "/ipyask/_service.py",
+                                   "/ipyask/host/", "/ipyask/_agents.py", "/panel/")),
+    ("messages in flight (comm)", ("/ipywidgets/", "/comm/", "/ipykernel/", "/jupyter_client/",
+                                   "/zmq/")),
+]
+
+SC_REQUEST_CODE = sc_request.__code__
+SC_REQUEST_LINES = {line for _, _, line in SC_REQUEST_CODE.co_lines() if line}
+
+def sc_part(traceback):
+    for frame in reversed(traceback):  # most recent first
+        if frame.filename == SC_REQUEST_CODE.co_filename and frame.lineno in SC_REQUEST_LINES:
+            return "request (validated)"
+        for name, markers in SC_PARTS:
+            if any(marker in frame.filename for marker in markers):
+                return name
+        if frame.filename.startswith("<") or "ipykernel_" in frame.filename:
+            return "the asking task (benchmark code)"
+    return "other"
+
+def sc_breakdown(before, after, n):
+    parts = {}
+    for stat in after.compare_to(before, "traceback"):
+        name = sc_part(stat.traceback)
+        parts[name] = parts.get(name, 0) + stat.size_diff
+    return {name: size / n for name, size in parts.items()}
 
 async def sc_run(n, agents, answerer, trace):
     sc_agents[:] = [Agent(f"agent-{j}") for j in range(agents)]
@@ -101,9 +136,12 @@ async def sc_run(n, agents, answerer, trace):
         sc_svc.agents.enter(agent)
     gc.collect()
     rss0 = sc_rss()
+    detail = trace and n <= 1000  # the per-part breakdown costs time per allocation
     if trace:
-        tracemalloc.start()
-    base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.start(30 if detail else 1)
+    before = tracemalloc.take_snapshot() if detail else None
+    base = tracemalloc.get_traced_memory()[0]  # after the snapshot, which is not the asks'
+
     t0 = time.perf_counter()
     tasks = [asyncio.ensure_future(sc_one(i)) for i in range(n)]
     while answerer.count() < n:
@@ -112,9 +150,10 @@ async def sc_run(n, agents, answerer, trace):
     await asyncio.sleep(0.1)
     gc.collect()
     traced = tracemalloc.get_traced_memory()[0] - base if trace else None
+    parts = sc_breakdown(before, tracemalloc.take_snapshot(), n) if detail else None
     tracemalloc.stop()
     rss = sc_rss() - rss0
-    SC_MEMORY.update(traced_bytes=traced, rss_bytes=rss, shown_s=shown)
+    SC_MEMORY.update(traced_bytes=traced, rss_bytes=rss, shown_s=shown, parts=parts)
     bench_channel.send({"kind": "all-pending"})
     t1 = time.perf_counter()
     await asyncio.gather(*tasks)
@@ -125,6 +164,9 @@ async def sc_run(n, agents, answerer, trace):
             "settle_kernel_s": settle_kernel, "answered": len(sc_results), "wrong": wrong,
             "errors": sc_errors[:5], "error_count": len(sc_errors)}
 '''
+
+SIZES = [int(n) for n in os.environ.get("IPYASK_BENCH_SCALE_SIZES", "").split(",") if n]
+"""Only these sizes when set (a partial rerun); the report needs every size for the summary."""
 
 _INDEX = re.compile(r"Question (\d+)\?")
 
@@ -151,7 +193,11 @@ def _launch(bench: KernelBench, n: int, agents: int, trace: bool, timeout: float
 def _memory(bench: KernelBench, n: int, agents: int, timeout: float) -> dict[str, Any]:
     _launch(bench, n, agents, True, timeout)
     memory: dict[str, Any] = bench.value("SC_MEMORY")
-    return {"traced_bytes": memory["traced_bytes"], "traced_shown_s": memory["shown_s"]}
+    return {
+        "traced_bytes": memory["traced_bytes"],
+        "traced_shown_s": memory["shown_s"],
+        "memory_parts": memory.get("parts"),
+    }
 
 
 def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
@@ -159,7 +205,7 @@ def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
         return HeadlessFrontend(timeout=timeout, log_size=50)
 
     setup = "sc_answerer = PanelCounter()"
-    memory: dict[str, Any] = {"traced_bytes": None}
+    memory: dict[str, Any] = {"traced_bytes": None, "memory_parts": None}
     if trace:
         with person() as tracer:
             bench = KernelBench(tracer.kernel)
@@ -169,7 +215,7 @@ def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
         bench = KernelBench(player.kernel)
         player.execute(KERNEL_CODE + "\n" + setup)
         _launch(bench, n, agents, False, timeout)
-        pending = [c for c in player.cards() if c["status"] == "pending"]
+        pending = [c for c in player.live_cards() if c["status"] == "pending"]
         t1 = time.perf_counter()
         for card in pending:
             label = _label(_index(card["questions"][0]["question"]))
@@ -232,6 +278,8 @@ def _finish(result: dict[str, Any]) -> dict[str, Any]:
 
 def run(settings: Settings) -> Result:
     sizes = [1, 100, 1000, 10000] if not settings.quick else [1, 100]
+    if SIZES:
+        sizes = SIZES
     out: dict[str, Any] = {"bare": [], "panel": []}
     for n in sizes:
         agents = min(n, 100)

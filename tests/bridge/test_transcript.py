@@ -91,3 +91,18 @@ def test_closing_the_panel_shows_what_is_due(svc) -> None:
     assert shown == [""]
     panel.close()
     assert shown == ["", "**Answered** last"]
+
+
+def test_a_long_transcript_is_updated_less_often(clock) -> None:
+    shown: list[str] = []
+    log = transcript(clock, shown)
+    log.show()
+    record = "x" * 998  # with the blank line between records: 1,000 characters each
+    for _ in range(200):
+        log.add(record)
+    log.flush()
+    log.add(record)  # 201,000 characters in all: the whole text goes out 201 ms later
+    clock.advance(200)
+    assert len(shown) == 2 and log.due
+    clock.advance(1)
+    assert len(shown) == 3 and shown[-1].count("x") == 201 * 998

@@ -39,6 +39,11 @@ def widget_sends(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[QuestionWidg
     widget.close()
 
 
+def card_entries(widget: QuestionWidget) -> list[str]:
+    """The state entries that hold the widget's cards (``cards`` and the history pages)."""
+    return widget.store.state_names()
+
+
 # -- browser ------------------------------------------------------------------------------------
 
 
@@ -118,13 +123,16 @@ class WidgetPage:
             " document.documentElement.lang = lang; }",
             [theme, doc_lang],
         )
-        state = widget.get_state(["cards", "language", "image_hosts", "protocol_version"])
+        state = widget.get_state(
+            [*card_entries(widget), "language", "image_hosts", "protocol_version"]
+        )
         self.page.evaluate("([s, n]) => window.__mount(s, n)", [state, views])
         return self
 
     def set_state(self, widget: QuestionWidget) -> None:
-        cards = widget.get_state(["cards"])["cards"]  # JSON text, as synced
-        self.page.evaluate("cards => window.__model.set('cards', cards)", cards)
+        """Sync the widget's card entries (JSON texts) to the page, as one state update."""
+        state = widget.get_state(card_entries(widget))
+        self.page.evaluate("s => window.__model.update(s)", state)
 
     def set_language(self, language: str) -> None:
         self.page.evaluate("l => window.__model.set('language', l)", language)

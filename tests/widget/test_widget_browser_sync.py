@@ -39,10 +39,11 @@ def test_changes_apply_at_once_and_a_stale_state_does_not_undo_them(wpage) -> No
     expect(wpage.card("b")).to_be_visible()
     wpage.emit(change(3, upsert=[generic("a", status="answered", answer=ANSWER)]))
     expect(wpage.card("a").locator("[data-role=wait]")).to_have_text("Answered")
-    assert keys(wpage) == ["a", "b"]  # replaced in place, the new card last
+    # The live cards come first; a card that settled goes to the history, below them.
+    assert keys(wpage) == ["b", "a"]
     wpage.set_state(widget)  # the old state (rev 1) again: the newer changes stay applied
     expect(wpage.card("a").locator("[data-role=wait]")).to_have_text("Answered")
-    assert keys(wpage) == ["a", "b"]
+    assert keys(wpage) == ["b", "a"]
     wpage.emit(change(4, remove=["b"]))
     expect(wpage.card("b")).to_have_count(0)
     wpage.emit(change(3, upsert=[generic("b")]))  # already applied: ignored

@@ -1,26 +1,35 @@
 """A panel's cards as a browser view shows them: the synced state plus newer ``cards`` messages.
 
-The kernel sends each card change as a ``cards`` message at once and syncs the whole ``cards``
-state a moment later (``docs/protocol.md``); like the widget's hub, the mirror applies every
-message whose ``rev`` is above the state's and forgets it once the state catches up.
+The state is split (``docs/protocol.md``): ``cards`` holds the revision, the live cards and the
+number of history pages, and ``history_0``, ``history_1``, … the settled cards. The kernel sends
+each card change as a ``cards`` message at once and syncs the entries it touched a moment later;
+like the widget's hub, the mirror applies every message whose ``rev`` is above the state's and
+forgets it once the state catches up.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._kernel_client import CustomMessage
 
-__all__ = ["CardMirror", "parse_card_state"]
+__all__ = ["LIVE_STATUSES", "CardMirror", "parse_card_state"]
 
 Card = dict[str, Any]
+
+LIVE_STATUSES = frozenset({"pending", "continued"})
+"""Cards in the live part of the state; every other status is history."""
+
+
+def _json(raw: object) -> object:
+    return json.loads(raw) if isinstance(raw, str) else raw
 
 
 def parse_card_state(raw: object) -> tuple[int, list[Card]]:
     """``(rev, cards)`` of a synced ``cards`` value: JSON text of ``{rev, cards}``, or a list."""
-    value = json.loads(raw) if isinstance(raw, str) else raw
+    value = _json(raw)
     if isinstance(value, list):
         return 0, [card for card in value if isinstance(card, dict)]
     if isinstance(value, dict) and isinstance(value.get("cards"), list):
@@ -30,47 +39,114 @@ def parse_card_state(raw: object) -> tuple[int, list[Card]]:
     return 0, []
 
 
+def _pages(raw: object) -> int:
+    value = _json(raw)
+    pages = value.get("pages") if isinstance(value, dict) else None
+    return pages if isinstance(pages, int) and pages > 0 else 0
+
+
 class CardMirror:
-    """The merged cards of one panel model, updated incrementally."""
+    """The merged cards of one panel model (live cards first, then the history), kept current.
+
+    The live cards alone are merged from ``cards`` and the messages, so reading them costs the
+    same however long the history is; a history page is parsed only when its text changed, and
+    the whole history merged only when asked for.
+    """
 
     def __init__(self) -> None:
-        self._raw: object = None
+        self._head: object = None
         self._rev = 0
-        self._state: list[Card] = []
+        self._state_live: list[Card] = []
+        self._pages: list[tuple[object, list[Card]]] = []
         self._seen = 0
         self._changes: dict[int, dict[str, Any]] = {}
-        self._merged: list[Card] | None = None
+        self._live: dict[str, Card] | None = None
+        self._all: tuple[dict[str, Card], dict[str, Card]] | None = None
 
-    def cards(self, raw_state: object, messages: Sequence[CustomMessage]) -> list[Card]:
-        """The cards after the state ``raw_state`` and the model's custom ``messages`` so far."""
-        if raw_state is not self._raw and raw_state != self._raw:
-            self._raw = raw_state
-            self._rev, self._state = parse_card_state(raw_state)
+    def cards(self, state: object, messages: Sequence[CustomMessage]) -> list[Card]:
+        """The cards after the model's ``state`` (its state dict, or just its ``cards`` value)
+        and its custom ``messages`` so far."""
+        self._update(state, messages)
+        if self._all is None:
+            live: dict[str, Card] = {}
+            history: dict[str, Card] = {}
+            for card in self._state_live:
+                live.setdefault(str(card.get("key")), card)
+            for _, page in self._pages:
+                for card in page:
+                    history.setdefault(str(card.get("key")), card)
+            for rev in sorted(self._changes):
+                _apply(live, history, self._changes[rev])
+            self._all = live, history
+        live, history = self._all
+        return [*live.values(), *history.values()]
+
+    def live(self, state: object, messages: Sequence[CustomMessage]) -> list[Card]:
+        """Only the live cards (pending or continued), however long the history is."""
+        self._update(state, messages)
+        if self._live is None:
+            live: dict[str, Card] = {}
+            for card in self._state_live:
+                live.setdefault(str(card.get("key")), card)
+            for rev in sorted(self._changes):
+                _apply(live, None, self._changes[rev])
+            self._live = live
+        return list(self._live.values())
+
+    def _update(self, state: object, messages: Sequence[CustomMessage]) -> None:
+        entries = state if isinstance(state, Mapping) else {"cards": state}
+        head = entries.get("cards", [])
+        count = _pages(head)
+        changed = head is not self._head or len(self._pages) != count
+        del self._pages[count:]
+        for index in range(count):
+            raw = entries.get(f"history_{index}", "[]")
+            if index < len(self._pages) and self._pages[index][0] is raw:
+                continue
+            page = (raw, parse_card_state(raw)[1])
+            if index < len(self._pages):
+                self._pages[index] = page
+            else:
+                self._pages.append(page)
+            changed = True
+        if changed:
+            self._head = head
+            self._rev, self._state_live = parse_card_state(head)
             self._changes = {rev: c for rev, c in self._changes.items() if rev > self._rev}
-            self._merged = None
+            self._live = self._all = None
         for message in messages[self._seen :]:
             content = message.content
             if isinstance(content, dict) and content.get("kind") == "cards":
                 rev = content.get("rev")
                 if isinstance(rev, int) and rev > self._rev and rev not in self._changes:
+                    in_order = all(rev > known for known in self._changes)
                     self._changes[rev] = content
-                    self._merged = None
+                    if not in_order:
+                        self._live = self._all = None
+                        continue
+                    if self._live is not None:
+                        _apply(self._live, None, content)
+                    if self._all is not None:
+                        _apply(*self._all, content)
         self._seen = len(messages)
-        if self._merged is None:
-            self._merged = self._merge()
-        return list(self._merged)
 
-    def _merge(self) -> list[Card]:
-        if not self._changes:
-            return self._state
-        by_key: dict[str, Card] = {}
-        for card in self._state:
-            by_key.setdefault(str(card.get("key")), card)
-        for rev in sorted(self._changes):
-            change = self._changes[rev]
-            for key in change.get("remove") or []:
-                by_key.pop(str(key), None)
-            for card in change.get("upsert") or []:
-                if isinstance(card, dict):
-                    by_key[str(card.get("key"))] = card
-        return list(by_key.values())
+
+def _apply(live: dict[str, Card], history: dict[str, Card] | None, change: dict[str, Any]) -> None:
+    """Apply one ``cards`` message (to the live cards alone when ``history`` is None)."""
+    for key in change.get("remove") or []:
+        live.pop(str(key), None)
+        if history is not None:
+            history.pop(str(key), None)
+    for card in change.get("upsert") or []:
+        if not isinstance(card, dict):
+            continue
+        key = str(card.get("key"))
+        # As the kernel places it: in place while it stays in its part, else last in the other.
+        if card.get("status") in LIVE_STATUSES:
+            if history is not None:
+                history.pop(key, None)
+            live[key] = card
+        else:
+            live.pop(key, None)
+            if history is not None:
+                history[key] = card

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..widget import PROTOCOL_VERSION
-from ._card_mirror import CardMirror
+from ._card_mirror import LIVE_STATUSES, CardMirror
 from ._kernel_client import FrontendError, KernelFrontend
 
 __all__ = ["HeadlessFrontend"]
@@ -97,12 +97,21 @@ class HeadlessFrontend:
         return found[-1]
 
     def cards(self, panel: str | None = None) -> list[Card]:
-        """The panel's cards as a view shows them: its synced state and newer ``cards`` messages."""
+        """The panel's cards as a view has them: its synced state and newer ``cards`` messages;
+        the live cards (pending or continued) first, then the settled ones, oldest first."""
         model = self.kernel.widget(self.panel(panel))
-        mirror = self._mirrors.get(model.model_id)
+        return self._mirror(model.model_id).cards(model.state, model.custom)
+
+    def live_cards(self, panel: str | None = None) -> list[Card]:
+        """Only the panel's live cards (pending or continued), however long its history is."""
+        model = self.kernel.widget(self.panel(panel))
+        return self._mirror(model.model_id).live(model.state, model.custom)
+
+    def _mirror(self, model_id: str) -> CardMirror:
+        mirror = self._mirrors.get(model_id)
         if mirror is None:
-            mirror = self._mirrors[model.model_id] = CardMirror()
-        return mirror.cards(model.state.get("cards", []), model.custom)
+            mirror = self._mirrors[model_id] = CardMirror()
+        return mirror
 
     def card(self, key: str, panel: str | None = None) -> Card:
         """The card with ``key``."""
@@ -125,7 +134,7 @@ class HeadlessFrontend:
 
         def check() -> bool:
             try:
-                cards = self.cards(panel)
+                cards = self.live_cards(panel) if status in LIVE_STATUSES else self.cards(panel)
             except FrontendError:  # no panel yet, or it closed while messages were read
                 return False
             for card in cards:

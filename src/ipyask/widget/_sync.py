@@ -1,9 +1,8 @@
-"""Deferred full syncs: card changes reach views as small ``cards`` messages at once, and the
-whole ``cards`` state follows a moment later, once for a burst of changes.
+"""Deferred state syncs: card changes reach views as small ``cards`` messages at once, and the
+state entries they touched follow a moment later, once for a burst of changes.
 
-Sending the whole state on every change cost time in proportion to all cards (a panel keeps its
-answered cards), twice per question. The state stays the truth: it is what a new front end
-receives, what a saved notebook keeps, and what repairs a view that missed a message.
+The state stays the truth: it is what a new front end receives, what a saved notebook keeps,
+and what repairs a view that missed a message.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["FULL_SYNC_DELAY_MS", "HeldSync"]
 
 FULL_SYNC_DELAY_MS = 500.0
-"""How long the whole state may lag behind the ``cards`` messages."""
+"""How long the state may lag behind the ``cards`` messages."""
 
 
 class HeldSync:
@@ -52,6 +51,15 @@ class HeldSync:
             held.__enter__()
             self._held, self._timer = held, timer
             return True
+
+    def add(self, names: list[str]) -> None:
+        """Send the state entries ``names`` with the held sync (call while holding)."""
+        with self._lock:
+            if self._held is not None:
+                # ipywidgets sends the names its hold collected when the hold ends.
+                self._widget._states_to_send.update(names)
+            else:
+                self._widget.send_state(names)
 
     def release(self) -> None:
         """Send the held state now (nothing when nothing is held)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
@@ -15,7 +14,7 @@ import traitlets
 from pydantic import ValidationError
 
 from .._clock import Clock, LoopClock
-from ._card_store import CardChange, CardStore
+from ._card_store import CardStore
 from ._cards import Card, CardStatus, CountdownFrame
 from ._kernel_state import KernelOwnedLayout, refuse_view_state
 from ._protocol import (
@@ -70,12 +69,6 @@ class _Unset:
 _UNSET: Any = _Unset()
 
 
-def _cards_to_json(value: list[dict[str, Any]], widget: object) -> str:
-    if isinstance(widget, QuestionWidget):
-        return widget.store.state_text(value)
-    return json.dumps({"rev": 0, "cards": value}, separators=(",", ":"), ensure_ascii=False)
-
-
 class QuestionWidget(anywidget.AnyWidget):
     """Shows every request as a card and reports what the person does.
 
@@ -100,15 +93,6 @@ class QuestionWidget(anywidget.AnyWidget):
     _esm = _asset("widget.js")
     _css = _asset("widget.css")
 
-    cards: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True, to_json=_cards_to_json)
-    """The cards in display order, as JSON-native wire dicts (see :meth:`Card.to_wire`).
-
-    Synced as the JSON text of ``{"rev": n, "cards": [...]}``: ipywidgets walks every value of a
-    synced state looking for binary buffers, and a string is one value. ``rev`` counts the
-    changes. A change made with :meth:`set_card`, :meth:`update_card` or :meth:`remove_card`
-    reaches the views at once as a ``cards`` message, and the state follows within
-    ``FULL_SYNC_DELAY_MS`` (one sync for a burst of changes); assigning the trait syncs it at
-    once."""
     language = traitlets.Unicode("").tag(sync=True)
     """Language tag for the card texts; ``""`` means "from the page" (``zh*`` → Chinese)."""
     image_hosts: traitlets.List[str] = traitlets.List(traitlets.Unicode()).tag(sync=True)
@@ -130,14 +114,12 @@ class QuestionWidget(anywidget.AnyWidget):
             raise TypeError(f"QuestionWidget() got unexpected keyword argument(s): {names}")
         self._lock = threading.RLock()
         self._sync = HeldSync(self, clock if clock is not None else LoopClock())
-        self._store = CardStore()
+        self._store = CardStore(cards)  # before the comm opens with the state
         self._view_callbacks: list[Callable[[ViewMessage], object]] = []
         self._frame_seq = 0
         layout = KernelOwnedLayout()
         try:
-            super().__init__(
-                cards=list(cards), language=language, image_hosts=list(image_hosts), layout=layout
-            )
+            super().__init__(language=language, image_hosts=list(image_hosts), layout=layout)
         except BaseException:
             layout.close()
             raise
@@ -146,17 +128,49 @@ class QuestionWidget(anywidget.AnyWidget):
         self._own_layout: Widget | None = layout
         self.on_msg(self._handle_custom_msg_content)
 
-    # -- validation -----------------------------------------------------------------------
+    # -- the synced state -----------------------------------------------------------------
 
     @property
     def store(self) -> CardStore:
         """The kernel's record of the cards (read it; change cards through this widget)."""
         return self._store
 
-    @traitlets.validate("cards")
-    def _validate_cards(self, proposal: dict[str, Any]) -> list[dict[str, Any]]:
-        # A whole new list: the held state goes out first.
-        return self._store.accept(proposal["value"], before_new_list=self._sync.release)
+    @traitlets.default("keys")
+    def _default_keys(self) -> list[str]:
+        # The traits, plus the card entries the store serializes (no traits: see get_state).
+        names = self._store.state_names()
+        self._entries = len(names)
+        return [*super()._default_keys(), *names]
+
+    def get_state(
+        self, key: str | Iterable[str] | None = None, drop_defaults: bool = False
+    ) -> dict[str, Any]:
+        """The synced state (or the entries ``key`` names): the traits, and the cards as the
+        store's JSON texts (``cards`` and the history pages; see docs/protocol.md)."""
+        names = self.keys if key is None else [key] if isinstance(key, str) else list(key)
+        traits = [name for name in names if not CardStore.owns(name)]
+        state: dict[str, Any] = super().get_state(traits, drop_defaults) if traits else {}
+        with self._lock:
+            for name in names:
+                if CardStore.owns(name):
+                    state[name] = self._store.state_text(name)
+        return state
+
+    @property
+    def cards(self) -> list[dict[str, Any]]:
+        """Every card as its JSON-native wire dict (see :meth:`Card.to_wire`), in the kernel's
+        order. Assigning a list of cards (models or wire dicts) replaces them all and syncs the
+        state at once (:class:`traitlets.TraitError` if invalid)."""
+        with self._lock:
+            return self._store.wire_cards()
+
+    @cards.setter
+    def cards(self, value: Iterable[Card | Mapping[str, Any]]) -> None:
+        with self._lock:
+            self._sync.release()  # what was held goes out first
+            if self._store.replace(value):
+                self._track_entries()
+                self.send_state(self._store.state_names())
 
     @traitlets.validate("language")
     def _validate_language(self, proposal: dict[str, Any]) -> str:
@@ -180,7 +194,7 @@ class QuestionWidget(anywidget.AnyWidget):
     # -- cards ----------------------------------------------------------------------------
 
     def get_cards(self) -> list[Card]:
-        """All cards as models, in display order."""
+        """All cards as models, in the kernel's order."""
         return self._store.cards()
 
     def get_card(self, key: str) -> Card:
@@ -191,37 +205,46 @@ class QuestionWidget(anywidget.AnyWidget):
         """Add ``card``, or replace the card with the same key in place."""
         model = card if isinstance(card, Card) else Card.model_validate(card)
         with self._lock:
-            self._commit(self._store.upsert(model, self.cards))
+            wire, entries = self._store.put(model)
+            self._changed(entries, upsert=[wire])
         return model
 
-    def _commit(self, change: CardChange) -> None:
-        """Assign a per-card change: views get a ``cards`` message now, the state later."""
+    def remove_card(self, key: str) -> Card:
+        """Remove the card with ``key`` and return it; :class:`KeyError` if there is none."""
         with self._lock:
-            rev = self._store.rev + 1  # the validator gives the new list this revision
-            if self._sync.hold():
-                # The message goes first, built as a dict from this widget's own cards; should
-                # the assignment fail (a ``cards`` observer raising), the state below goes out
-                # at once with the same revision, so views agree whether they applied it or not.
-                self._send_change(rev, change)
-            self._store.committing(change)
-            try:
-                self.cards = change.cards
-            except BaseException:
-                # The views may have the change: mark the unchanged list with its revision, so
-                # that the state, sent now, makes them drop it.
-                self._store.mark(self.cards, rev)
-                self._sync.release()
-                raise
-            finally:
-                self._store.committing(None)
+            removed, entries = self._store.drop(key)
+            self._changed(entries, remove=[key])
+        return removed
 
-    def _send_change(self, rev: int, change: CardChange) -> None:
+    def _changed(
+        self,
+        entries: list[str],
+        *,
+        upsert: list[dict[str, Any]] | None = None,
+        remove: list[str] | None = None,
+    ) -> None:
+        """Views get the change as a ``cards`` message now, and the state entries it touched
+        with the next sync (held for a burst), or at once when syncs cannot be held."""
+        self._track_entries()
+        if self._sync.hold():
+            self._send_change(upsert or [], remove or [])
+            self._sync.add(entries)
+        else:
+            self.send_state(entries)
+
+    def _track_entries(self) -> None:
+        # A new history page is a new state entry, synced from now on (entries never go away).
+        if self._store.entry_count > self._entries:
+            self.keys.extend(self._store.state_names(self._entries))
+            self._entries = self._store.entry_count
+
+    def _send_change(self, upsert: list[dict[str, Any]], remove: list[str]) -> None:
         message = {
             "kind": "cards",
             "protocolVersion": PROTOCOL_VERSION,
-            "rev": rev,
-            "upsert": [wire for _, wire in change.upsert],
-            "remove": list(change.remove),
+            "rev": self._store.rev,
+            "upsert": upsert,
+            "remove": remove,
         }
         try:
             self.send(message)
@@ -258,13 +281,6 @@ class QuestionWidget(anywidget.AnyWidget):
             updated = Card.model_validate({**fields, **changes})
             self.set_card(updated)
         return updated
-
-    def remove_card(self, key: str) -> Card:
-        """Remove the card with ``key`` and return it; :class:`KeyError` if there is none."""
-        with self._lock:
-            removed = self.get_card(key)
-            self._commit(self._store.removal(key, self.cards))
-        return removed
 
     # -- messages -------------------------------------------------------------------------
 

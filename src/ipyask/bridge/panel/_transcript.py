@@ -10,7 +10,14 @@ from typing import Protocol
 from ..._clock import Clock, TimerHandle
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 
-__all__ = ["TRANSCRIPT_DELAY_MS", "TextDisplay", "Transcript", "escape_markdown", "record"]
+__all__ = [
+    "TRANSCRIPT_CHARS_PER_MS",
+    "TRANSCRIPT_DELAY_MS",
+    "TextDisplay",
+    "Transcript",
+    "escape_markdown",
+    "record",
+]
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 
@@ -53,6 +60,11 @@ TRANSCRIPT_DELAY_MS = 50.0
 """How long the transcript waits before showing new records: the agent gets its answer first,
 and a burst of settled questions costs one display update, not one each."""
 
+TRANSCRIPT_CHARS_PER_MS = 1000.0
+"""A display update sends the whole text, so a long transcript waits longer (one millisecond
+per thousand characters, when that is more than the delay): its updates then cost at most about
+a megabyte per second however many questions settle, instead of the whole text every 50 ms."""
+
 
 class TextDisplay(Protocol):
     """A shown text that can be replaced (an IPython display handle of Markdown)."""
@@ -80,6 +92,7 @@ class Transcript:
         self._display = display if display is not None else _MarkdownDisplay
         self._lock = threading.Lock()
         self._records: list[str] = []
+        self._chars = 0
         self._handle: TextDisplay | None = None
         self._shown = 0
         self._timer: TimerHandle | None = None
@@ -99,10 +112,12 @@ class Transcript:
         """Append a record; the display shows it shortly."""
         with self._lock:
             self._records.append(markdown)
+            self._chars += len(markdown) + 2
             if self._handle is None or self._timer is not None:
                 return
+            delay = max(self._delay_ms, self._chars / TRANSCRIPT_CHARS_PER_MS)
             try:
-                self._timer = self._clock.call_later(self._delay_ms, self.flush)
+                self._timer = self._clock.call_later(delay, self.flush)
                 return
             except RuntimeError:  # no running event loop: nothing would run the timer
                 pass

@@ -4,14 +4,22 @@
  * frames and card changes that arrive before a view renders are kept. A `cards` message carries a
  * change before the state does: the hub applies it over any state of a lower `rev` and drops it
  * once the state reaches that `rev`.
+ *
+ * The state is split (docs/protocol.md): `cards` holds the revision, the live cards and the number
+ * of history pages; `history_0`, `history_1`, … the settled cards, oldest first. The hub keeps the
+ * live cards and the history apart, as the views show them, and parses a page only when its text
+ * changed.
  */
 
-import { PROTOCOL_VERSION, isCard, parseState } from "./protocol.js";
+import { PROTOCOL_VERSION, isCard, isLive, parsePage, parseState } from "./protocol.js";
 
 /**
- * @import { Anchor, CardChange, CardState, Model, Refusal } from "./types.js"
+ * @import { Anchor, Card, CardChange, CardState, Model, Refusal } from "./types.js"
  * @import { View } from "./view.js"
  */
+
+/** @param {number} index */
+const pageName = (index) => `history_${index}`;
 
 export class Hub {
   /** @param {Model} model */
@@ -21,15 +29,22 @@ export class Hub {
     this.frames = new Map();
     /** @type {Set<View>} */
     this.views = new Set();
-    /** @type {CardState} the synced `cards` state */
+    /** @type {CardState} the synced `cards` entry */
     this.state = parseState(model.get("cards"));
+    /** @type {{raw: unknown, cards: unknown[]}[]} the synced history pages, parsed */
+    this.pages = [];
     /** @type {CardChange[]} `cards` messages newer than the state, in `rev` order */
     this.changes = [];
-    /** @type {unknown[] | null} the state with the changes applied (cached) */
+    /** @type {{live: Map<string, Card>, history: Map<string, Card>} | null} merged (cached) */
     this.merged = null;
+    /** @type {Card[] | null} the history in order (cached) */
+    this.historyList = null;
     this.listening = false;
+    /** @type {Set<number>} the pages whose changes this hub listens to */
+    this.watched = new Set();
     this.onMessage = (/** @type {unknown} */ message) => this.receive(message);
     this.onState = () => this.stateChanged();
+    this.readPages();
   }
 
   listen() {
@@ -44,6 +59,8 @@ export class Hub {
     if (!this.listening) return;
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:cards", this.onState);
+    for (const index of this.watched) this.model.off(`change:${pageName(index)}`, this.onState);
+    this.watched.clear();
     this.listening = false;
   }
 
@@ -51,45 +68,95 @@ export class Hub {
     this.state = parseState(this.model.get("cards"));
     const rev = this.state.rev;
     this.changes = this.changes.filter((change) => change.rev > rev);
+    this.readPages();
     this.merged = null;
+  }
+
+  /** Parse the pages whose text changed; listen to every page the state names. */
+  readPages() {
+    const count = this.state.pages;
+    this.pages.length = Math.min(this.pages.length, count);
+    for (let index = 0; index < count; index += 1) {
+      const raw = this.model.get(pageName(index));
+      const known = this.pages[index];
+      if (!known || known.raw !== raw) this.pages[index] = { raw, cards: parsePage(raw) };
+      if (this.listening && !this.watched.has(index)) {
+        this.model.on(`change:${pageName(index)}`, this.onState);
+        this.watched.add(index);
+      }
+    }
   }
 
   stateChanged() {
     this.readState();
-    this.cardsChanged();
+    this.cardsChanged(null);
   }
 
   /** @param {CardChange} change */
   applyChange(change) {
     if (change.rev <= this.state.rev || this.changes.some((known) => known.rev === change.rev)) return;
+    const last = this.changes[this.changes.length - 1];
     this.changes.push(change);
-    this.changes.sort((a, b) => a.rev - b.rev);
-    this.cardsChanged();
-  }
-
-  cardsChanged() {
-    this.merged = null;
-    for (const view of this.views) view.sync();
+    if (last && last.rev > change.rev) {
+      this.changes.sort((a, b) => a.rev - b.rev);
+      this.merged = null; // out of order: merge again from the state
+    } else if (this.merged) {
+      this.apply(this.merged, change); // in order: only this change's cards
+    }
+    this.cardsChanged(change);
   }
 
   /**
-   * The cards to show: the synced state with the newer `cards` messages applied. An upserted
-   * card replaces the card with its key in place, or comes last.
-   * @returns {unknown[]}
+   * @param {CardChange | null} change the one change applied, or null when anything may differ
+   */
+  cardsChanged(change) {
+    this.historyList = null;
+    for (const view of this.views) view.sync(change);
+  }
+
+  /**
+   * The cards to show, live and history apart: the synced state with the newer `cards` messages
+   * applied. An upserted card stays in place while it stays live (or settled); a card that changes
+   * part comes last in the other one, as the kernel places it.
    */
   cards() {
     if (this.merged) return this.merged;
-    if (this.changes.length === 0) return (this.merged = this.state.cards);
-    /** @type {Map<string, unknown>} */
-    const byKey = new Map();
-    for (const card of this.state.cards) {
-      if (isCard(card) && !byKey.has(card.key)) byKey.set(card.key, card);
+    /** @type {Map<string, Card>} */
+    const live = new Map();
+    /** @type {Map<string, Card>} */
+    const history = new Map();
+    for (const card of this.state.cards) if (isCard(card) && !live.has(card.key)) live.set(card.key, card);
+    for (const page of this.pages) {
+      for (const card of page.cards) {
+        if (isCard(card) && !live.has(card.key) && !history.has(card.key)) history.set(card.key, card);
+      }
     }
-    for (const change of this.changes) {
-      for (const key of change.remove) if (typeof key === "string") byKey.delete(key);
-      for (const card of change.upsert) if (isCard(card)) byKey.set(card.key, card);
+    const merged = { live, history };
+    for (const change of this.changes) this.apply(merged, change);
+    return (this.merged = merged);
+  }
+
+  /** The history, oldest first. */
+  history() {
+    return (this.historyList ??= Array.from(this.cards().history.values()));
+  }
+
+  /**
+   * @param {{live: Map<string, Card>, history: Map<string, Card>}} merged
+   * @param {CardChange} change
+   */
+  apply({ live, history }, change) {
+    for (const key of change.remove) {
+      if (typeof key !== "string") continue;
+      live.delete(key);
+      history.delete(key);
     }
-    return (this.merged = Array.from(byKey.values()));
+    for (const card of change.upsert) {
+      if (!isCard(card)) continue;
+      const [part, other] = isLive(card) ? [live, history] : [history, live];
+      other.delete(card.key);
+      part.set(card.key, card);
+    }
   }
 
   /**

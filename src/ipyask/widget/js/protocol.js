@@ -5,27 +5,55 @@
 
 export const PROTOCOL_VERSION = 2;
 
+/** @param {unknown} raw */
+function parseJson(raw) {
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The kernel syncs `cards` as the JSON text of `{rev, cards}`; a plain list (text or not) is
- * taken as revision 0.
+ * The kernel syncs `cards` as the JSON text of `{rev, cards, pages}` (the live cards and the
+ * number of history pages); `{rev, cards}` (every card, no pages) and a plain list (revision 0)
+ * are read too.
  * @param {unknown} raw
  * @returns {CardState}
  */
 export function parseState(raw) {
-  let value = raw;
-  if (typeof raw === "string") {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      value = [];
+  const value = parseJson(raw);
+  if (Array.isArray(value)) return { rev: 0, cards: value, pages: 0 };
+  if (value && typeof value === "object") {
+    const { rev, cards, pages } = /** @type {Record<string, unknown>} */ (value);
+    if (Array.isArray(cards)) {
+      return {
+        rev: Number.isInteger(rev) ? /** @type {number} */ (rev) : 0,
+        cards,
+        pages: Number.isInteger(pages) && /** @type {number} */ (pages) > 0 ? /** @type {number} */ (pages) : 0,
+      };
     }
   }
-  if (Array.isArray(value)) return { rev: 0, cards: value };
-  if (value && typeof value === "object") {
-    const { rev, cards } = /** @type {Record<string, unknown>} */ (value);
-    if (Array.isArray(cards)) return { rev: Number.isInteger(rev) ? /** @type {number} */ (rev) : 0, cards };
-  }
-  return { rev: 0, cards: [] };
+  return { rev: 0, cards: [], pages: 0 };
+}
+
+/**
+ * A history page: the JSON text of a list of settled cards.
+ * @param {unknown} raw
+ * @returns {unknown[]}
+ */
+export function parsePage(raw) {
+  const value = parseJson(raw);
+  return Array.isArray(value) ? value : [];
+}
+
+/**
+ * Whether a card is live (a person can still answer it); the others are history.
+ * @param {Card} card
+ */
+export function isLive(card) {
+  return card.status === "pending" || card.status === "continued";
 }
 
 /**

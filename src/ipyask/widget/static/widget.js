@@ -2,27 +2,45 @@
 
 // src/ipyask/widget/js/protocol.js
 var PROTOCOL_VERSION = 2;
-function parseState(raw) {
-  let value = raw;
-  if (typeof raw === "string") {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      value = [];
-    }
+function parseJson(raw) {
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return [];
   }
-  if (Array.isArray(value)) return { rev: 0, cards: value };
+}
+function parseState(raw) {
+  const value = parseJson(raw);
+  if (Array.isArray(value)) return { rev: 0, cards: value, pages: 0 };
   if (value && typeof value === "object") {
-    const { rev, cards } = (
+    const { rev, cards, pages } = (
       /** @type {Record<string, unknown>} */
       value
     );
-    if (Array.isArray(cards)) return { rev: Number.isInteger(rev) ? (
-      /** @type {number} */
-      rev
-    ) : 0, cards };
+    if (Array.isArray(cards)) {
+      return {
+        rev: Number.isInteger(rev) ? (
+          /** @type {number} */
+          rev
+        ) : 0,
+        cards,
+        pages: Number.isInteger(pages) && /** @type {number} */
+        pages > 0 ? (
+          /** @type {number} */
+          pages
+        ) : 0
+      };
+    }
   }
-  return { rev: 0, cards: [] };
+  return { rev: 0, cards: [], pages: 0 };
+}
+function parsePage(raw) {
+  const value = parseJson(raw);
+  return Array.isArray(value) ? value : [];
+}
+function isLive(card) {
+  return card.status === "pending" || card.status === "continued";
 }
 function isCard(value) {
   if (!value || typeof value !== "object") return false;
@@ -34,6 +52,7 @@ function isCard(value) {
 }
 
 // src/ipyask/widget/js/hub.js
+var pageName = (index) => `history_${index}`;
 var Hub = class {
   /** @param {Model} model */
   constructor(model) {
@@ -41,11 +60,15 @@ var Hub = class {
     this.frames = /* @__PURE__ */ new Map();
     this.views = /* @__PURE__ */ new Set();
     this.state = parseState(model.get("cards"));
+    this.pages = [];
     this.changes = [];
     this.merged = null;
+    this.historyList = null;
     this.listening = false;
+    this.watched = /* @__PURE__ */ new Set();
     this.onMessage = (message) => this.receive(message);
     this.onState = () => this.stateChanged();
+    this.readPages();
   }
   listen() {
     if (this.listening) return;
@@ -58,46 +81,94 @@ var Hub = class {
     if (!this.listening) return;
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:cards", this.onState);
+    for (const index of this.watched) this.model.off(`change:${pageName(index)}`, this.onState);
+    this.watched.clear();
     this.listening = false;
   }
   readState() {
     this.state = parseState(this.model.get("cards"));
     const rev = this.state.rev;
     this.changes = this.changes.filter((change) => change.rev > rev);
+    this.readPages();
     this.merged = null;
+  }
+  /** Parse the pages whose text changed; listen to every page the state names. */
+  readPages() {
+    const count = this.state.pages;
+    this.pages.length = Math.min(this.pages.length, count);
+    for (let index = 0; index < count; index += 1) {
+      const raw = this.model.get(pageName(index));
+      const known = this.pages[index];
+      if (!known || known.raw !== raw) this.pages[index] = { raw, cards: parsePage(raw) };
+      if (this.listening && !this.watched.has(index)) {
+        this.model.on(`change:${pageName(index)}`, this.onState);
+        this.watched.add(index);
+      }
+    }
   }
   stateChanged() {
     this.readState();
-    this.cardsChanged();
+    this.cardsChanged(null);
   }
   /** @param {CardChange} change */
   applyChange(change) {
     if (change.rev <= this.state.rev || this.changes.some((known) => known.rev === change.rev)) return;
+    const last = this.changes[this.changes.length - 1];
     this.changes.push(change);
-    this.changes.sort((a, b) => a.rev - b.rev);
-    this.cardsChanged();
-  }
-  cardsChanged() {
-    this.merged = null;
-    for (const view of this.views) view.sync();
+    if (last && last.rev > change.rev) {
+      this.changes.sort((a, b) => a.rev - b.rev);
+      this.merged = null;
+    } else if (this.merged) {
+      this.apply(this.merged, change);
+    }
+    this.cardsChanged(change);
   }
   /**
-   * The cards to show: the synced state with the newer `cards` messages applied. An upserted
-   * card replaces the card with its key in place, or comes last.
-   * @returns {unknown[]}
+   * @param {CardChange | null} change the one change applied, or null when anything may differ
+   */
+  cardsChanged(change) {
+    this.historyList = null;
+    for (const view of this.views) view.sync(change);
+  }
+  /**
+   * The cards to show, live and history apart: the synced state with the newer `cards` messages
+   * applied. An upserted card stays in place while it stays live (or settled); a card that changes
+   * part comes last in the other one, as the kernel places it.
    */
   cards() {
     if (this.merged) return this.merged;
-    if (this.changes.length === 0) return this.merged = this.state.cards;
-    const byKey = /* @__PURE__ */ new Map();
-    for (const card of this.state.cards) {
-      if (isCard(card) && !byKey.has(card.key)) byKey.set(card.key, card);
+    const live = /* @__PURE__ */ new Map();
+    const history = /* @__PURE__ */ new Map();
+    for (const card of this.state.cards) if (isCard(card) && !live.has(card.key)) live.set(card.key, card);
+    for (const page of this.pages) {
+      for (const card of page.cards) {
+        if (isCard(card) && !live.has(card.key) && !history.has(card.key)) history.set(card.key, card);
+      }
     }
-    for (const change of this.changes) {
-      for (const key3 of change.remove) if (typeof key3 === "string") byKey.delete(key3);
-      for (const card of change.upsert) if (isCard(card)) byKey.set(card.key, card);
+    const merged = { live, history };
+    for (const change of this.changes) this.apply(merged, change);
+    return this.merged = merged;
+  }
+  /** The history, oldest first. */
+  history() {
+    return this.historyList ??= Array.from(this.cards().history.values());
+  }
+  /**
+   * @param {{live: Map<string, Card>, history: Map<string, Card>}} merged
+   * @param {CardChange} change
+   */
+  apply({ live, history }, change) {
+    for (const key3 of change.remove) {
+      if (typeof key3 !== "string") continue;
+      live.delete(key3);
+      history.delete(key3);
     }
-    return this.merged = Array.from(byKey.values());
+    for (const card of change.upsert) {
+      if (!isCard(card)) continue;
+      const [part, other] = isLive(card) ? [live, history] : [history, live];
+      other.delete(card.key);
+      part.set(card.key, card);
+    }
   }
   /**
    * Anchor a frame once per seq: deadline = now + remainingMs.
@@ -262,6 +333,8 @@ var STRINGS = {
     alwaysAllowed: "Always allowed",
     agentReceived: "{did} · the agent received “{value}”",
     showHidden: "Show hidden questions ({count})",
+    showEarlier: "Show earlier answers ({count})",
+    earlierAnswers: "Earlier answers",
     dismissError: "Dismiss the message",
     showImages: "Show images from {host}",
     toolCall: "Tool call",
@@ -352,6 +425,8 @@ var STRINGS = {
     alwaysAllowed: "已始终允许",
     agentReceived: "{did} · 智能体收到“{value}”",
     showHidden: "显示已收起的问题（{count}）",
+    showEarlier: "显示更早的回答（{count}）",
+    earlierAnswers: "更早的回答",
     dismissError: "关闭提示",
     showImages: "显示来自 {host} 的图片",
     toolCall: "工具调用",
@@ -2221,8 +2296,8 @@ var CardController = class {
     if (this.confirmingCancel && this.answerable) nodes.splice(1, 0, cancelConfirm(this));
     this.el.replaceChildren(...nodes);
     for (const part of this.el.querySelectorAll("[data-scroll]")) {
-      const place = part instanceof HTMLElement ? scrolled.get(part.dataset.scroll ?? "") : void 0;
-      if (place) [part.scrollTop, part.scrollLeft] = place;
+      const place2 = part instanceof HTMLElement ? scrolled.get(part.dataset.scroll ?? "") : void 0;
+      if (place2) [part.scrollTop, part.scrollLeft] = place2;
     }
     this.countdown.signature = `${this.countdown.statusText()}|${this.countdown.showTakeTime()}`;
     let target = null;
@@ -2437,6 +2512,12 @@ var InboxBar = class {
 var TICK_MS = 250;
 var HEARTBEAT_MS = 5e3;
 var DISCONNECTED = ".jupyter-widgets-disconnected";
+var EAGER_CARDS = 8;
+var BLOCK_CARDS = 50;
+var CARD_HEIGHT_PX = 160;
+var RENDER_MARGIN = "800px 0px";
+var RECENT_HISTORY = 20;
+var HISTORY_PAGE = 50;
 function randomId(bytes) {
   const data = new Uint8Array(bytes);
   crypto.getRandomValues(data);
@@ -2462,12 +2543,20 @@ var View = class {
     this.root = h("div", { class: "ipyask" });
     this.banner = h("div", { class: "ipyask-banner", role: "alert" });
     this.list = h("div", { class: "ipyask-cards" });
+    this.historyShown = RECENT_HISTORY;
+    this.earlier = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-earlier", hidden: true });
+    this.earlier.addEventListener("click", () => this.showEarlier());
+    this.historyList = h("div", { class: "ipyask-cards ipyask-history" });
+    this.history = h("div", { class: "ipyask-history-part", role: "group" }, this.earlier, this.historyList);
     this.restore = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-restore", hidden: true });
     this.restore.addEventListener("click", () => this.restoreHidden());
     this.inbox = new InboxBar(this);
-    this.root.append(this.banner, this.inbox.el, this.list, this.restore);
+    this.root.append(this.banner, this.inbox.el, this.list, this.history, this.restore);
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
+    this.blockKeys = /* @__PURE__ */ new WeakMap();
+    this.blocks = [];
+    this.observer = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver((entries) => this.onIntersect(entries), { rootMargin: RENDER_MARGIN });
     this.onLanguage = () => this.applyLanguage(true);
     this.onVisibility = () => this.setWindowActive(!document.hidden);
     this.onBlur = () => this.setWindowActive(false);
@@ -2507,39 +2596,166 @@ var View = class {
     this.root.lang = this.lang;
     if (rerender) {
       for (const card of this.cards.values()) card.render();
-      this.updateRestore(false);
+      this.sync();
     }
   }
-  sync() {
-    const cards = arrange(this.hub.cards().filter(isCard));
+  /**
+   * Show the hub's cards: after one in-order change only the cards it names, else every card.
+   * An inbox (cards with a source) is grouped and filtered, so it always syncs whole.
+   * @param {CardChange | null} [change]
+   */
+  sync(change = null) {
+    if (change && this.inbox.el.hidden && this.syncChange(change)) return;
+    const { live } = this.hub.cards();
+    const history = this.hub.history();
+    const focused = this.focusedController();
     const seen = /* @__PURE__ */ new Set();
-    const shown = [];
+    const onScreen = [];
+    const blocks = this.blocks;
+    this.blocks = [];
     let previous = null;
-    for (const card of cards) {
-      if (seen.has(card.key)) continue;
+    let waiting = [];
+    const flush = () => {
+      if (waiting.length > 0) previous = place(this.list, this.block(waiting, blocks.shift()), previous);
+      waiting = [];
+    };
+    for (const card of arrange(Array.from(live.values()))) {
+      const rendered = this.cards.has(card.key) || seen.size < EAGER_CARDS || !this.observer;
       seen.add(card.key);
-      let controller = this.cards.get(card.key);
-      if (controller) controller.update(card);
-      else {
-        controller = new CardController(this, card);
-        this.cards.set(card.key, controller);
+      if (!rendered) {
+        waiting.push(card);
+        if (waiting.length === BLOCK_CARDS) flush();
+        continue;
       }
-      shown.push([card, controller]);
-      const expected = previous ? previous.el.nextSibling : this.list.firstChild;
-      if (expected !== controller.el) {
-        if (previous) previous.el.after(controller.el);
-        else this.list.prepend(controller.el);
-      }
-      previous = controller;
+      flush();
+      const controller = this.controllerFor(card);
+      onScreen.push([card, controller]);
+      previous = place(this.list, controller.el, previous);
     }
+    flush();
+    trimAfter(this.list, previous);
+    const shown = Math.min(history.length, this.historyShown);
+    previous = null;
+    for (let index = history.length - shown; index < history.length; index += 1) {
+      const card = history[index];
+      seen.add(card.key);
+      previous = place(this.historyList, this.controllerFor(card).el, previous);
+    }
+    trimAfter(this.historyList, previous);
     for (const [key3, controller] of this.cards) {
-      if (seen.has(key3)) continue;
+      if (seen.has(key3) && controller.el.isConnected) continue;
       controller.destroy();
       this.cards.delete(key3);
       if (this.claimed.delete(key3)) this.send("release", { key: key3 });
     }
-    this.inbox.apply(shown);
+    this.inbox.apply(onScreen);
+    this.earlier.hidden = shown === history.length;
+    this.earlier.textContent = fill(this.t.showEarlier, { count: history.length - shown });
+    this.history.setAttribute("aria-label", this.t.earlierAnswers);
+    this.history.hidden = history.length === 0;
+    if (focused && focused.el.isConnected && !focused.el.contains(document.activeElement)) {
+      focused.el.focus({ preventScroll: true });
+    }
     this.updateRestore(false);
+  }
+  /**
+   * One change whose cards all stay where this view shows them (a rendered live card still live,
+   * a shown settled card still settled): update just those. False when the view must sync whole.
+   * @param {CardChange} change
+   */
+  syncChange(change) {
+    if (change.remove.length > 0) return false;
+    const updates = [];
+    for (const card of change.upsert) {
+      if (!isCard(card)) continue;
+      const known = this.cards.get(card.key);
+      if (!known || isLive(known.card) !== isLive(card)) return false;
+      updates.push([known, card]);
+    }
+    for (const [controller, card] of updates) controller.update(card);
+    return true;
+  }
+  /**
+   * The controller of `card`, made (and rendered) now when new; a card that settles while shown
+   * grows the shown history by one, so it stays shown.
+   * @param {Card} card
+   */
+  controllerFor(card) {
+    let controller = this.cards.get(card.key);
+    if (controller) {
+      if (isLive(controller.card) && !isLive(card)) this.historyShown += 1;
+      controller.update(card);
+      return controller;
+    }
+    controller = new CardController(this, card);
+    this.cards.set(card.key, controller);
+    return controller;
+  }
+  /**
+   * A block holding the titles of `cards` (not rendered yet), reusing `reused` when given.
+   * @param {Card[]} cards
+   * @param {HTMLElement | undefined} reused
+   */
+  block(cards, reused) {
+    const text2 = cards.map((card) => card.questions[0].question).join("\n");
+    const el = reused ?? h("div", { class: "ipyask-card-block" });
+    if (el.textContent !== text2) el.textContent = text2;
+    el.style.containIntrinsicSize = `auto ${cards.length * CARD_HEIGHT_PX}px`;
+    el.style.minHeight = `${cards.length * CARD_HEIGHT_PX}px`;
+    el.dataset.cards = String(cards.length);
+    if (!reused) this.observer?.observe(el);
+    this.blockKeys.set(el, cards.map((card) => card.key));
+    this.blocks.push(el);
+    return el;
+  }
+  /** The controller whose card holds the focus, if any. */
+  focusedController() {
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement) || !this.root.contains(active)) return null;
+    const article = active.closest("article");
+    const key3 = article instanceof HTMLElement ? article.dataset.key : void 0;
+    return key3 === void 0 ? null : this.cards.get(key3) ?? null;
+  }
+  /**
+   * Render the cards of every block near the viewport.
+   * @param {IntersectionObserverEntry[]} entries
+   */
+  onIntersect(entries) {
+    const { live } = this.hub.cards();
+    let added = false;
+    for (const entry of entries) {
+      if (!entry.isIntersecting || !entry.target.isConnected) continue;
+      for (const key3 of this.blockKeys.get(entry.target) ?? []) {
+        const card = live.get(key3);
+        if (card && !this.cards.has(key3)) {
+          this.cards.set(key3, new CardController(this, card));
+          added = true;
+        }
+      }
+    }
+    if (added) this.sync();
+  }
+  /**
+   * Render the live card `key` now (it is to show an error, or take the focus).
+   * @param {string} key
+   */
+  render(key3) {
+    const card = this.hub.cards().live.get(key3);
+    if (!card || this.cards.has(key3)) return this.cards.get(key3);
+    const controller = new CardController(this, card);
+    this.cards.set(key3, controller);
+    this.sync();
+    return controller;
+  }
+  /** Reveal a page of earlier settled cards; the focus stays on the button while it remains. */
+  showEarlier() {
+    const before = this.hub.history().length - Math.min(this.historyShown, this.hub.history().length);
+    this.historyShown += HISTORY_PAGE;
+    this.sync();
+    if (this.earlier.hidden && before > 0) {
+      const first = this.historyList.firstElementChild;
+      if (first instanceof HTMLElement) first.focus({ preventScroll: true });
+    }
   }
   /** @param {CardController} controller */
   updateClaim(controller) {
@@ -2602,7 +2818,7 @@ var View = class {
    * @param {Refusal | null} [refusal]
    */
   onError(key3, text2, refusal = null) {
-    const card = key3 === null ? void 0 : this.cards.get(key3);
+    const card = key3 === null ? void 0 : this.render(key3);
     if (card) card.showError(text2, refusal);
     else this.showBanner(text2);
   }
@@ -2630,6 +2846,7 @@ var View = class {
   }
   destroy() {
     this.images.destroy();
+    this.observer?.disconnect();
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);
@@ -2644,6 +2861,17 @@ var View = class {
     this.root.remove();
   }
 };
+function place(list, el, previous) {
+  const expected = previous ? previous.nextSibling : list.firstChild;
+  if (expected !== el) {
+    if (previous) previous.after(el);
+    else list.prepend(el);
+  }
+  return el;
+}
+function trimAfter(list, last) {
+  while (last ? last.nextSibling : list.firstChild) (last ? last.nextSibling : list.firstChild)?.remove();
+}
 
 // src/ipyask/widget/js/widget.js
 function initialize({ model }) {
