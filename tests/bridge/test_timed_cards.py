@@ -8,6 +8,7 @@ import pytest
 import ipyask
 from ipyask import PendingAnswer
 from ipyask.bridge.panel._continued_cards import NOT_TRACKED
+from ipyask.bridge.panel._transcript import escape_markdown
 
 from ._helpers import drain, only_key
 
@@ -65,7 +66,7 @@ async def test_the_views_countdown_reaching_zero_gives_pending(svc, agent, panel
     assert card.status == "expired"  # asked outside the tool: no session tracks the call
     assert card.notice == NOT_TRACKED
     assert "session" not in card.notice
-    assert "**Expired**" in panel.records[0]
+    assert panel.records == [f"**Expired**: Which database? — {escape_markdown(NOT_TRACKED)}"]
 
 
 async def test_with_no_view_the_host_deadline_decides(svc, agent, panel, clock) -> None:
@@ -161,7 +162,8 @@ async def test_a_continued_card_is_answered_as_a_late_reply(svc, agent, panel, v
     card = panel.get_card(key)
     assert card.status == "answered"
     assert card.answer is not None and card.answer.answers[0].selected == ["Postgres"]
-    assert panel.records[-1] == "**Answered** · `call_9`\n- Which database? → **Postgres**"
+    # marked late, and no internal id (the call id) in what a person reads
+    assert panel.records[-1] == "**Answered late**: Which database? → **Postgres**"
     view.answer(key, ("db", ["SQLite"]))
     assert view.errors[-1]["code"] == "NOT_PENDING"
 

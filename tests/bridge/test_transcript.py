@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from ipyask.bridge.panel._transcript import TRANSCRIPT_DELAY_MS, Transcript
+import asyncio
+from typing import Any
+
+import pytest
+
+import ipyask
+from ipyask import AskUserQuestionAnswer, AskUserQuestionItem
+from ipyask.bridge.panel._transcript import TRANSCRIPT_DELAY_MS, Transcript, record
 from ipyask.testing import ManualClock, drain_loop
+
+from ._helpers import FakeView, drain, only_key
 
 
 class FakeDisplay:
@@ -106,3 +115,120 @@ def test_a_long_transcript_is_updated_less_often(clock) -> None:
     assert len(shown) == 2 and log.due
     clock.advance(1)
     assert len(shown) == 3 and shown[-1].count("x") == 201 * 998
+
+
+def item(**wire: Any) -> AskUserQuestionItem:
+    return AskUserQuestionItem.model_validate({"id": "q", **wire})
+
+
+def chose(*selected: str, custom: str | None = None) -> AskUserQuestionAnswer:
+    answer: dict[str, Any] = {"id": "q", "selected": list(selected)}
+    if custom is not None:
+        answer["custom"] = custom
+    return AskUserQuestionAnswer.model_validate({"answers": [answer]})
+
+
+DEPLOY = item(
+    question="Deploy to production?",
+    options=[{"label": "Apply"}, {"label": "Cancel"}],
+    intent={"kind": "approval", "approve": "Apply", "reject": "Cancel"},
+)
+
+
+def test_a_one_question_record_is_one_line_with_its_header() -> None:
+    question = item(header="Storage", question="Which database?", options=[{"label": "SQLite"}])
+    assert record([question], "Answered", chose("SQLite")) == (
+        "**Answered**: Storage — Which database? → **SQLite**"
+    )
+
+
+def test_a_rejected_approval_is_marked_in_plain_words() -> None:
+    assert record([DEPLOY], "Answered", chose("Cancel")) == (
+        "**Answered**: Deploy to production? → **Cancel** (rejected)"
+    )
+    assert record([DEPLOY], "Answered", chose("Apply")) == (
+        "**Answered**: Deploy to production? → **Apply**"
+    )
+
+
+def test_noes_of_the_other_decision_cards_are_marked() -> None:
+    tool = item(
+        question="Run rm?",
+        options=[{"label": "Run"}, {"label": "Skip"}],
+        intent={
+            "kind": "tool-approval",
+            "tool": {"name": "rm", "arguments": {}},
+            "approve": "Run",
+            "reject": "Skip",
+        },
+    )
+    plan = item(
+        question="The plan",
+        detail="1. migrate",
+        options=[{"label": "Approve"}, {"label": "Request changes"}],
+        intent={"kind": "plan-review", "approve": "Approve"},
+    )
+    form = item(
+        question="Your details",
+        options=[{"label": "Send"}, {"label": "No"}, {"label": "Later"}],
+        intent={
+            "kind": "form",
+            "requestedSchema": {"type": "object", "properties": {}},
+            "accept": "Send",
+            "decline": "No",
+            "cancel": "Later",
+        },
+    )
+    assert record([tool], "Answered", chose("Skip", custom="too risky")).endswith(
+        "→ **Skip**, “too risky” (rejected)"
+    )
+    assert record([plan], "Answered", chose("Request changes")).endswith("(not approved)")
+    assert not record([plan], "Answered", chose("Approve")).endswith(")")
+    assert record([form], "Answered", chose("No")).endswith("(declined)")
+    assert record([form], "Answered", chose("Later")).endswith("(dismissed)")
+
+
+def test_an_unanswered_record_says_why_and_a_longer_card_has_a_line_per_question() -> None:
+    questions = [item(question="Deploy?"), item(id="b", question="Now?")]
+    assert record(questions[:1], "Expired", notice="Nobody answered.") == (
+        r"**Expired**: Deploy? — Nobody answered\."
+    )
+    assert record(questions, "Cancelled", notice="The agent stopped waiting.") == (
+        "**Cancelled** — The agent stopped waiting\\.\n- Deploy?\n- Now?"
+    )
+
+
+async def test_a_cancelled_card_is_recorded_with_the_reason(svc, panel) -> None:
+    task = asyncio.ensure_future(svc.ask({"questions": [{"id": "q", "question": "Deploy?"}]}))
+    await drain()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await drain()
+    assert panel.records == [
+        r"**Cancelled**: Deploy? — The agent stopped waiting for this question\."
+    ]
+
+
+async def test_a_panel_without_a_transcript_records_and_shows_nothing(svc, sent) -> None:
+    shown: list[str] = []
+    panel = ipyask.QuestionPanel(svc, transcript=False)
+    panel.send = lambda content, buffers=None: sent.append(content)  # type: ignore[method-assign]
+    panel._transcript = Transcript(svc.clock, display=lambda text: FakeDisplay(shown, text))
+    try:
+        panel._ipython_display_()
+        task = asyncio.ensure_future(svc.ask({"questions": [{"id": "q", "question": "Name?"}]}))
+        await drain()
+        FakeView(panel, sent, "view-1").answer(only_key(panel), ("q", [], "ipyask"))
+        await task
+        await drain()
+        assert panel.get_card(only_key(panel)).status == "answered"
+        assert panel.records == [] and shown == []
+    finally:
+        panel.close()
+    assert shown == []
+
+
+def test_the_transcript_option_is_checked(svc) -> None:
+    with pytest.raises(TypeError, match="transcript must be True or False"):
+        ipyask.QuestionPanel(svc, transcript="no")

@@ -37,10 +37,17 @@ class CardOutcomes:
         status: Outcome,
         notice: str | None = None,
         answer: AskUserQuestionAnswer | None = None,
+        *,
+        late: bool = False,
     ) -> None:
-        """Give card ``key`` its final ``status`` and record it (nothing if the card is gone)."""
+        """Give card ``key`` its final ``status`` and record it (nothing if the card is gone).
+
+        ``late``: the answer came after the agent went on without it (a continued card).
+        """
         try:
             card = self._widget.update_card(key, status=status, notice=notice, answer=answer)
         except KeyError:
             return
-        self._write_record(record(card.questions, _TITLES[status], answer, card.call_id))
+        title = "Answered late" if late and status == "answered" else _TITLES[status]
+        why = None if status == "answered" else notice  # an answer speaks for itself
+        self._write_record(record(card.questions, title, answer, why))

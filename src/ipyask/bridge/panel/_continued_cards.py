@@ -94,9 +94,8 @@ class ContinuedCards:
             active = any(row.call_id == call_id for row in view.active)
             if settled is not None:
                 del self._cards[key]
-                self._outcomes.mark(
-                    key, "answered", answer=AskUserQuestionAnswer(answers=settled.answers)
-                )
+                answer = AskUserQuestionAnswer(answers=settled.answers)
+                self._outcomes.mark(key, "answered", answer=answer, late=True)
             elif not active:
                 del self._cards[key]
                 self._outcomes.mark(key, "expired", "This question can no longer be answered.")

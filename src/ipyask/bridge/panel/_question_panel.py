@@ -56,6 +56,7 @@ class QuestionPanel(QuestionWidget):
     every open question in it, of any process, is a card (:mod:`._inbox`); scoped to an agent,
     only that agent's session's questions. Closing the panel (``panel.close()``) unregisters
     it: later requests, and the ones it still held, go on down the waterfall.
+    ``transcript=False`` keeps no Markdown record of settled questions under the panel.
     """
 
     def __init__(
@@ -66,10 +67,13 @@ class QuestionPanel(QuestionWidget):
         store: Store | None = None,
         heartbeat_timeout_ms: float = HEARTBEAT_TIMEOUT_MS,
         language: str = "",
+        transcript: bool = True,
         **unknown: Any,
     ) -> None:
         if not isinstance(service, UserQuestions):
             raise TypeError(f"QuestionPanel needs an ipyask.UserQuestions, not {service!r}")
+        if not isinstance(transcript, bool):
+            raise TypeError(f"transcript must be True or False, not {transcript!r}")
         super().__init__(language=language, **unknown)
         self.service = service
         self.agent = agent
@@ -77,6 +81,7 @@ class QuestionPanel(QuestionWidget):
         self._held: dict[str, HeldRequest] = {}
         self._closed = False
         self._transcript = Transcript(service.clock)
+        self._keeps_transcript = transcript
         self._outcomes = CardOutcomes(self, self.write_record)
         self.claims = ClaimTracker(service, self._send_frame, heartbeat_timeout_ms)
         self.continued = ContinuedCards(service, self, self._outcomes, self._answer_loop)
@@ -170,12 +175,15 @@ class QuestionPanel(QuestionWidget):
 
     # -- the transcript ----------------------------------------------------------------------
     def write_record(self, markdown: str) -> None:
-        """Append a Markdown record to the transcript shown under the panel (shortly)."""
-        self._transcript.add(markdown)
+        """Append a Markdown record to the transcript shown under the panel (shortly); nothing
+        when the panel keeps no transcript."""
+        if self._keeps_transcript:
+            self._transcript.add(markdown)
 
     @property
     def records(self) -> list[str]:
-        """The Markdown records of every settled card, oldest first."""
+        """The Markdown records of every settled card, oldest first (none without a
+        transcript)."""
         return self._transcript.records
 
     def _ipython_display_(self) -> None:
@@ -184,7 +192,8 @@ class QuestionPanel(QuestionWidget):
         bundle = self._repr_mimebundle_()
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         display(data, metadata=metadata, raw=True)  # type: ignore[no-untyped-call]
-        self._transcript.show()
+        if self._keeps_transcript:
+            self._transcript.show()
 
     def _send_frame(self, key: str, remaining_ms: int) -> None:
         if key in self._held and not self._closed:

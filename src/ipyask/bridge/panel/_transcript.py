@@ -8,7 +8,14 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..._clock import Clock, TimerHandle
-from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
+from ..._vocabulary import (
+    ApprovalIntent,
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    FormIntent,
+    PlanReviewIntent,
+    ToolApprovalIntent,
+)
 
 __all__ = [
     "TRANSCRIPT_CHARS_PER_MS",
@@ -27,6 +34,21 @@ def escape_markdown(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", text).replace("\n", "  \n  ")
 
 
+def _marked(question: AskUserQuestionItem, selected: list[str]) -> str | None:
+    """What a decision-card answer means, in plain words, when it is a no (else ``None``)."""
+    intent = question.intent
+    if isinstance(intent, (ApprovalIntent, ToolApprovalIntent)):
+        return "rejected" if intent.reject is not None and intent.reject in selected else None
+    if isinstance(intent, PlanReviewIntent):
+        return "not approved" if selected and intent.approve not in selected else None
+    if isinstance(intent, FormIntent):
+        if intent.decline is not None and intent.decline in selected:
+            return "declined"
+        if intent.cancel is not None and intent.cancel in selected:
+            return "dismissed"
+    return None
+
+
 def _values(question: AskUserQuestionItem, answer: AskUserQuestionAnswer) -> str:
     item = next((a for a in answer.answers if a.id == question.id), None)
     if item is None:
@@ -34,26 +56,37 @@ def _values(question: AskUserQuestionItem, answer: AskUserQuestionAnswer) -> str
     values = [f"**{escape_markdown(label)}**" for label in item.selected]
     if item.custom is not None and item.custom.strip():
         values.append(f"“{escape_markdown(item.custom)}”")
-    return ", ".join(values) if values else "*skipped*"
+    text = ", ".join(values) if values else "*skipped*"
+    marked = _marked(question, item.selected)
+    return f"{text} ({marked})" if marked else text
+
+
+def _question(question: AskUserQuestionItem, answer: AskUserQuestionAnswer | None) -> str:
+    text = escape_markdown(question.question)
+    if question.header:
+        text = f"{escape_markdown(question.header)} — {text}"
+    return text + (f" → {_values(question, answer)}" if answer is not None else "")
 
 
 def record(
     questions: list[AskUserQuestionItem],
     outcome: str,
     answer: AskUserQuestionAnswer | None = None,
-    call_id: str | None = None,
+    notice: str | None = None,
 ) -> str:
-    """One settled card as Markdown: the outcome, then each question with its answer."""
+    """One settled card as compact Markdown: the outcome, then each question with its answer.
+
+    A card of one question is one line (``**Answered**: Deploy? → **Yes**``); a longer card
+    puts each question on its own line. A no to a decision card is marked in plain words
+    (``(rejected)``); ``notice``, why a card closed unanswered, ends the record. No internal id
+    is shown.
+    """
     title = f"**{escape_markdown(outcome)}**"
-    if call_id is not None:
-        title += f" · `{call_id.replace('`', '')}`"
-    lines = [title]
-    for question in questions:
-        text = escape_markdown(question.question)
-        if question.header:
-            text = f"{escape_markdown(question.header)} — {text}"
-        lines.append(f"- {text}" + (f" → {_values(question, answer)}" if answer else ""))
-    return "\n".join(lines)
+    why = f" — {escape_markdown(notice)}" if notice else ""
+    lines = [_question(question, answer) for question in questions]
+    if len(lines) == 1:
+        return f"{title}: {lines[0]}{why}"
+    return "\n".join([title + why, *(f"- {line}" for line in lines)])
 
 
 TRANSCRIPT_DELAY_MS = 50.0
