@@ -109,7 +109,9 @@ def test_interrupt(record: Record, kernels: Callable[[str], Kernel], cell: Cell)
     kernel.fe.interrupt()
     kernel.settle(waiting, raise_on_error=False)
     assert waiting.error is not None
-    assert waiting.error.ename in ("UserQuestionError", "AskCancelledError")
+    # Shown as one line (InterruptedAskError); always a UserQuestionError with ASK_ABORTED.
+    assert waiting.error.ename in ("InterruptedAskError", "UserQuestionError", "AskCancelledError")
+    assert kernel.text("print(isinstance(sys.last_value, ipyask.UserQuestionError))") == "True"
     assert kernel.text("print(sys.last_value.code)") == "ASK_ABORTED"
     assert view.wait_for_status(key, "cancelled")["notice"]
     with pytest.raises(CellAborted):  # as after any failed cell
