@@ -194,7 +194,9 @@ export class View {
     }
     trimAfter(this.historyList, previous);
     for (const [key, controller] of this.cards) {
-      if (seen.has(key) && controller.el.isConnected) continue;
+      // In this view's tree, not in the document: a host may render the view detached first
+      // (Voila does), and a card must not be dropped for that.
+      if (seen.has(key) && this.root.contains(controller.el)) continue;
       controller.destroy();
       this.cards.delete(key);
       if (this.claimed.delete(key)) this.send("release", { key });
@@ -205,7 +207,7 @@ export class View {
     this.history.setAttribute("aria-label", this.t.earlierAnswers);
     this.history.hidden = history.length === 0;
     // A card that moved (it settled) keeps the focus it had.
-    if (focused && focused.el.isConnected && !focused.el.contains(document.activeElement)) {
+    if (focused && this.root.contains(focused.el) && !focused.el.contains(document.activeElement)) {
       focused.el.focus({ preventScroll: true });
     }
     this.updateRestore(false);

@@ -2643,7 +2643,7 @@ var View = class {
     }
     trimAfter(this.historyList, previous);
     for (const [key3, controller] of this.cards) {
-      if (seen.has(key3) && controller.el.isConnected) continue;
+      if (seen.has(key3) && this.root.contains(controller.el)) continue;
       controller.destroy();
       this.cards.delete(key3);
       if (this.claimed.delete(key3)) this.send("release", { key: key3 });
@@ -2653,7 +2653,7 @@ var View = class {
     this.earlier.textContent = fill(this.t.showEarlier, { count: history.length - shown });
     this.history.setAttribute("aria-label", this.t.earlierAnswers);
     this.history.hidden = history.length === 0;
-    if (focused && focused.el.isConnected && !focused.el.contains(document.activeElement)) {
+    if (focused && this.root.contains(focused.el) && !focused.el.contains(document.activeElement)) {
       focused.el.focus({ preventScroll: true });
     }
     this.updateRestore(false);
