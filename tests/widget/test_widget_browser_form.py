@@ -178,9 +178,7 @@ def test_required_fields_are_checked_on_submit(wpage) -> None:
     expect(name).to_be_focused()  # the first field at fault
     expect(_error_of(card, name)).to_have_text("This field is required.")
     expect(_error_of(card, card.get_by_label("Day"))).to_have_text("This field is required.")
-    expect(card.locator("[data-role=feedback]")).to_have_text(
-        "Please correct the fields marked below."
-    )
+    expect(card.locator("[data-role=feedback]")).to_have_text("Please correct the marked fields.")
 
 
 def test_incomplete_date_and_too_many_choices(wpage) -> None:
@@ -233,9 +231,7 @@ def test_kernel_refusal_is_shown_beside_the_fields(wpage) -> None:
     expect(_error_of(card, name)).to_have_text("is taken")
     expect(_error_of(card, size)).to_have_text("is sold out")
     expect(name).to_have_attribute("aria-invalid", "true")
-    expect(card.locator("[data-role=feedback]")).to_have_text(
-        "Please correct the fields marked below."
-    )
+    expect(card.locator("[data-role=feedback]")).to_have_text("Please correct the marked fields.")
     name.fill("Kim L.")
     expect(_error_of(card, name)).to_have_text("")
     expect(_error_of(card, size)).to_have_text("is sold out")
@@ -279,4 +275,4 @@ def test_chinese(wpage) -> None:
     card.get_by_role("spinbutton", name="Guests").fill("0")
     expect(card.get_by_text("不能小于 1。", exact=True)).to_be_visible()
     card.get_by_role("button", name="Submit").click()
-    expect(card.locator("[data-role=feedback]")).to_have_text("请修正下面标出的字段。")
+    expect(card.locator("[data-role=feedback]")).to_have_text("请修正标出的字段。")

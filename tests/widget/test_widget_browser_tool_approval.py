@@ -215,9 +215,7 @@ def test_edit_through_the_generated_form(wpage) -> None:
     card.get_by_role("button", name="Submit").click()
     assert wpage.sent("answer") == []
     expect(path).to_be_focused()  # the first field at fault
-    expect(card.locator("[data-role=feedback]")).to_have_text(
-        "Please correct the fields marked below."
-    )
+    expect(card.locator("[data-role=feedback]")).to_have_text("Please correct the marked fields.")
     path.fill("notes/done.md")
     retries.fill("2")
     card.get_by_role("button", name="Submit").click()
