@@ -113,6 +113,23 @@ def test_a_change_feed_wakes_on_a_commit_by_another_connection(
         feed.close()
 
 
+def test_a_change_feed_closed_from_another_thread_ends_its_wait(
+    open_at: Callable[[], Store],
+) -> None:
+    """Closing a feed while another thread waits on it must not close the connection under that
+    wait (SQLite crashes the process): the wait returns False and the feed is closed."""
+    for _ in range(20):
+        feed = open_at().changes()
+        woke: list[bool] = []
+        waiting = threading.Thread(target=lambda f=feed, w=woke: w.append(f.wait(10.0)))
+        waiting.start()
+        feed.close()
+        waiting.join(5.0)
+        assert woke == [False]
+        assert feed.wait(0.01) is False  # closed stays closed
+        feed.close()  # twice is fine
+
+
 def test_a_store_written_by_a_newer_ipyask_is_refused_unchanged(location: str) -> None:
     store = open_store(location)
     store.append_event("s1", {"type": "turn/start", "turn": 1})

@@ -227,6 +227,7 @@ class SQLiteChangeFeed:
         self._store = store
         self._db = _connect(store.path)
         self._closed = False
+        self._waiting = False
         self._version = self._data_version()
         with store._changed:
             self._local = store._local_changes
@@ -245,13 +246,26 @@ class SQLiteChangeFeed:
         return False
 
     def wait(self, timeout: float | None) -> bool:
+        # A connection must never be closed while another thread uses it (SQLite crashes the
+        # process): ``close`` from another thread only marks the feed closed and wakes it, and
+        # the waiting thread closes the connection on its way out.
+        with self._store._changed:
+            if self._closed:
+                return False
+            self._waiting = True
+        try:
+            return self._wait(timeout)
+        finally:
+            with self._store._changed:
+                self._waiting = False
+                closed = self._closed
+            if closed:
+                self._db.close()
+
+    def _wait(self, timeout: float | None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self._closed:
-            try:
-                seen = self._seen()
-            except sqlite3.ProgrammingError:  # closed from another thread
-                return False
-            if seen:
+            if self._seen():
                 self._interval = self.MIN_INTERVAL
                 return True
             pause = self._interval
@@ -261,13 +275,17 @@ class SQLiteChangeFeed:
                     return False
                 pause = min(pause, left)
             with self._store._changed:
-                if self._store._local_changes == self._local:
+                if self._store._local_changes == self._local and not self._closed:
                     self._store._changed.wait(pause)
             self._interval = min(self._interval * 2, self.MAX_INTERVAL)
         return False
 
     def close(self) -> None:
-        self._closed = True
+        """Close the feed, from any thread; a ``wait`` in progress returns ``False`` soon."""
         with self._store._changed:
+            already = self._closed
+            self._closed = True
             self._store._changed.notify_all()
+            if already or self._waiting:
+                return  # the waiting thread closes the connection
         self._db.close()
