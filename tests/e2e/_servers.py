@@ -19,7 +19,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -182,19 +182,30 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def start_once_more_on_failure(make: Callable[[], Server], timeout: float) -> Server:
-    """Start ``make()``'s server; if it fails, start a fresh one (new port) once, no more."""
-    first = make()
+@contextlib.contextmanager
+def serving(make: Callable[[], Server], timeout: float) -> Iterator[Server]:
+    """Start ``make()``'s server; if it fails, a fresh one (new port) once, no more. Every server
+    made is stopped on leaving."""
+    made: list[Server] = []
+
+    def started() -> Server:
+        server = make()
+        made.append(server)
+        server.start(timeout)
+        return server
+
     try:
-        first.start(timeout)
-        return first
-    except ServerError as error:
-        second = make()
         try:
-            second.start(timeout)
-        except ServerError as again:
-            raise again from error
-        return second
+            first = started()
+        except ServerError as error:
+            try:
+                first = started()
+            except ServerError as again:
+                raise again from error
+        yield first
+    finally:
+        for server in made:
+            server.stop()
 
 
 def lab_server(root: Path, base: Path) -> Server:

@@ -17,7 +17,7 @@ import pytest
 from ipyask.testing import launch_chromium
 
 from ._pages import LabNotebook, Notebook7Page
-from ._servers import Server, lab_server, notebook_server, start_once_more_on_failure
+from ._servers import Server, lab_server, notebook_server, serving
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -51,18 +51,8 @@ def lab(lab_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Se
     if importlib.util.find_spec("jupyterlab") is None:
         pytest.fail("JupyterLab is not installed: pip install -e '.[test,lab]'")
     base = tmp_path_factory.mktemp("lab-home")
-    servers: list[Server] = []
-
-    def make() -> Server:
-        server = lab_server(lab_root, base)
-        servers.append(server)
-        return server
-
-    try:
-        yield start_once_more_on_failure(make, LAB_START_TIMEOUT)
-    finally:
-        for server in servers:
-            server.stop()
+    with serving(lambda: lab_server(lab_root, base), LAB_START_TIMEOUT) as server:
+        yield server
 
 
 @pytest.fixture
@@ -87,18 +77,8 @@ def notebook7(lab_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     if importlib.util.find_spec("notebook") is None:
         pytest.fail("Jupyter Notebook 7 is not installed: pip install -e '.[test]'")
     base = tmp_path_factory.mktemp("notebook-home")
-    servers: list[Server] = []
-
-    def make() -> Server:
-        server = notebook_server(lab_root, base)
-        servers.append(server)
-        return server
-
-    try:
-        yield start_once_more_on_failure(make, LAB_START_TIMEOUT)
-    finally:
-        for server in servers:
-            server.stop()
+    with serving(lambda: notebook_server(lab_root, base), LAB_START_TIMEOUT) as server:
+        yield server
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ._pages import PageLog, save_screenshot
-from ._servers import Server, marimo_server, start_once_more_on_failure
+from ._servers import Server, marimo_server, serving
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -36,18 +36,8 @@ def marimo_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = tmp_path_factory.mktemp("marimo-home")
     notebook = root / EXAMPLE.name
     shutil.copyfile(EXAMPLE, notebook)
-    servers: list[Server] = []
-
-    def make() -> Server:
-        server = marimo_server(notebook, base)
-        servers.append(server)
-        return server
-
-    try:
-        yield start_once_more_on_failure(make, 60.0)
-    finally:
-        for server in servers:
-            server.stop()
+    with serving(lambda: marimo_server(notebook, base), 60.0) as server:
+        yield server
 
 
 @pytest.mark.host("marimo", "task", "approval", "await")

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ._pages import PageLog, save_screenshot
-from ._servers import Server, start_once_more_on_failure, voila_server
+from ._servers import Server, serving, voila_server
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -39,18 +39,8 @@ def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = tmp_path_factory.mktemp("voila-home")
     notebook = root / QUICKSTART.name
     shutil.copyfile(QUICKSTART, notebook)
-    servers: list[Server] = []
-
-    def make() -> Server:
-        server = voila_server(notebook, base)
-        servers.append(server)
-        return server
-
-    try:
-        yield start_once_more_on_failure(make, 60.0)
-    finally:
-        for server in servers:
-            server.stop()
+    with serving(lambda: voila_server(notebook, base), 60.0) as server:
+        yield server
 
 
 @pytest.mark.host("voila", "task")
