@@ -2,13 +2,25 @@
 ``form`` and their ``*_blocking`` twins, ``ask_batch``, ``default_service``, ``default_panel`` and
 ``show_panel``.
 
-The first call in a cell shows the default panel in that cell's output; later calls in the same
-cell reuse it (in marimo as ``mo.ui.anywidget(panel)``, appended to the cell's output). Outside a
-Jupyter kernel or a marimo notebook no panel exists and the default service answers only
-through the answerers registered on it (``default_service().on_request(...)``), else
-``NO_PROVIDER``. Every call waits through :class:`~ipyask.bridge.cell_wait.CellWait`, which
-makes it work (or fail clearly) on kernels that hold comm messages while a cell waits. This
-module wires the panel (:mod:`ipyask.bridge.panel`) to the cell wait; they do not know each other.
+Each cell shows its own questions. The default panel holds every card (the history, shown where
+the person puts it with :func:`show_panel`); the first call in a cell shows that cell's
+:class:`~ipyask.bridge.panel.CellView` in its output, and every call in the cell asks into it, so
+the output holds only the cards asked from that cell, pending and then answered. A cell that
+showed the panel before it asked has the panel as its view (no second one there). Which cell
+asked is the kernel's parent message of the asking code: for an agent task on ipykernel ≥ 7
+that is the cell that started the task (its context carries the parent), on ipykernel 6 the
+cell running when it asks. A cell shows output only while it runs (in JupyterLab, and in Voila,
+which shows only what a cell displays while it runs): a task that asks after its cell has
+finished should start in a cell that calls :func:`show_panel`.
+
+In marimo the one-liners show the panel (``mo.ui.anywidget(panel)``, appended to the running
+cell's output): an ask there never waits inside its cell, only in a task, whose questions
+belong to the panel the notebook shows. Outside a Jupyter kernel or a marimo notebook no panel
+exists and the default service answers only through the answerers registered on it
+(``default_service().on_request(...)``), else ``NO_PROVIDER``. Every call waits through
+:class:`~ipyask.bridge.cell_wait.CellWait`, which makes it work (or fail clearly) on kernels
+that hold comm messages while a cell waits. This module wires the panel
+(:mod:`ipyask.bridge.panel`) to the cell wait; they do not know each other.
 """
 
 from __future__ import annotations
@@ -16,7 +28,7 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 from weakref import WeakKeyDictionary
 
 from .._agents import Agent
@@ -38,8 +50,9 @@ from .cell_wait import (
     enable_colab_widget_manager,
     front_end_seen,
     marimo_cell,
+    share_route,
 )
-from .panel import QuestionPanel
+from .panel import CellView, QuestionPanel
 
 __all__ = [
     "approve",
@@ -57,9 +70,12 @@ __all__ = [
     "show_panel",
 ]
 
+T = TypeVar("T")
+
 _service: UserQuestions | None = None
 _panel: QuestionPanel | None = None
-_shown_in: set[str] = set()
+_shown_in: set[str] = set()  # the cells that showed the default panel
+_cell_views: dict[str, CellView] = {}  # the view of each cell that asked, by the cell's msg_id
 _shown_in_marimo: list[object] = []  # the latest run of a marimo cell that showed the panel
 _marimo_shows = 0
 
@@ -78,6 +94,7 @@ def default_panel() -> QuestionPanel:
     if _panel is None or _panel.closed:
         _panel = QuestionPanel(default_service())
         _shown_in.clear()
+        _cell_views.clear()
         _shown_in_marimo.clear()
         _marimo_shows = 0
         front_end_seen(_panel)  # record how the front end sends, from the first view message
@@ -99,20 +116,53 @@ def _cell_id(kernel: Any) -> str | None:
     return msg_id if isinstance(msg_id, str) else None
 
 
+def _running_cell() -> str | None:
+    kernel = current_kernel()
+    return _cell_id(kernel) if kernel is not None else None
+
+
+def _display(widget: QuestionPanel | CellView) -> None:
+    from IPython.display import display
+
+    if detect_host().name == "colab":
+        enable_colab_widget_manager()  # else Colab shows no widget outside ipywidgets
+    display(widget)  # type: ignore[no-untyped-call]
+
+
 def _show() -> None:
+    """Show the asking cell's view in its output (once per cell), where the cell wait shows."""
     kernel = current_kernel()
     if kernel is None:
         _show_in_marimo()  # plain Python: no panel would ever be answered
         return
     panel = default_panel()
     cell = _cell_id(kernel)
-    if cell is not None and cell not in _shown_in:
-        from IPython.display import display
+    if cell is None or (cell in _shown_in and cell not in _cell_views):
+        return  # no cell, or the panel shown in this cell is its view
+    view = _cell_views.get(cell)
+    if view is None:
+        view = _cell_views[cell] = panel.cell_view()
+        _display(view)
+    share_route(panel, view)  # a blocking call may have routed the panel's messages
 
-        if detect_host().name == "colab":
-            enable_colab_widget_manager()  # else Colab shows no widget outside ipywidgets
-        _shown_in.add(cell)
-        display(panel)  # type: ignore[no-untyped-call]
+
+def _in_cell(make: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
+    """``make``, asking into the view of the cell that calls this (see :func:`_show`).
+
+    The cell is told here, in the caller's context; the ask may run on another thread.
+    """
+    cell = _running_cell()
+    if cell is None:
+        return make
+
+    async def asking() -> T:
+        view = _cell_views.get(cell)
+        if view is None or view.panel is not _panel:
+            return await make()
+        with view.collecting():
+            return await make()
+
+    return asking
 
 
 def _show_in_marimo() -> None:
@@ -130,15 +180,26 @@ def _show_in_marimo() -> None:
 
 
 def show_panel() -> None:
-    """Show the default panel in this cell's output (once per cell).
+    """Show the default panel, with every question of the one-liners, in this cell's output
+    (once per cell).
 
-    The one-liners do this themselves; call it in the cell that starts an agent task, so the
-    panel belongs to that cell (Voila shows only what a cell displays while it runs). In marimo
-    it appends ``mo.ui.anywidget(panel)`` to the running cell's output. Outside a kernel and
-    marimo there is nothing to show. Returns ``None``, so a cell ending in ``show_panel()``
-    shows the panel once (not again as the cell's value); :func:`default_panel` is the panel.
+    The one-liners show each cell only its own questions; the panel holds them all, its
+    history folded. Call it in the cell that starts an agent task, so the task's questions show
+    there (Voila shows only what a cell displays while it runs; a cell that shows the panel
+    before it asks has no view of its own). In marimo it appends ``mo.ui.anywidget(panel)`` to
+    the running cell's output. Outside a kernel and marimo there is nothing to show. Returns
+    ``None``, so a cell ending in ``show_panel()`` shows the panel once (not again as the
+    cell's value); :func:`default_panel` is the panel.
     """
-    _show()
+    kernel = current_kernel()
+    if kernel is None:
+        _show_in_marimo()
+        return
+    panel = default_panel()
+    cell = _cell_id(kernel)
+    if cell is not None and cell not in _shown_in:
+        _shown_in.add(cell)
+        _display(panel)
 
 
 _cell_wait = CellWait(default_panel, _show)
@@ -190,7 +251,7 @@ async def ask(
     window runs out (see :func:`ask_blocking`).
     """
     item = _question_item(question, options, multi_select, header, detail)
-    outcome = await _cell_wait.await_in_cell(_asking(item, timeout))
+    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return _value(outcome.answers[0], multi_select)
@@ -210,7 +271,7 @@ async def ask_batch(
         if isinstance(request, AskUserQuestionRequest)
         else AskUserQuestionRequest.model_validate(dict(request))
     )
-    return await _cell_wait.await_in_cell(lambda: default_service().ask(asked))
+    return await _cell_wait.await_in_cell(_in_cell(lambda: default_service().ask(asked)))
 
 
 def _question_item(
@@ -250,7 +311,7 @@ async def approve(
     """
     item = _approval_item(question, detail, subject, icon, approve, reject, always)
     request = AskUserQuestionRequest.model_validate({"questions": [item]})
-    answer = await _cell_wait.await_in_cell(lambda: default_service().ask(request))
+    answer = await _cell_wait.await_in_cell(_in_cell(lambda: default_service().ask(request)))
     return answer.answers[0].selected[0]
 
 
@@ -304,7 +365,7 @@ def ask_blocking(
     :class:`BlockingUnsupportedError` where the kernel cannot deliver the answer meanwhile.
     """
     item = _question_item(question, options, multi_select, header, detail)
-    outcome = _cell_wait.run_blocking(_asking(item, timeout))
+    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return _value(outcome.answers[0], multi_select)
@@ -324,7 +385,7 @@ def approve_blocking(
     item = _approval_item(question, detail, subject, icon, approve, reject, always)
     request = AskUserQuestionRequest.model_validate({"questions": [item]})
     service = default_service()
-    answer = _cell_wait.run_blocking(lambda: service.ask(request))
+    answer = _cell_wait.run_blocking(_in_cell(lambda: service.ask(request)))
     return answer.answers[0].selected[0]
 
 
@@ -389,7 +450,7 @@ async def approve_tool(
     item = tool_approval_question(
         name, arguments, schema=schema, decisions=decisions, description=description
     )
-    outcome = await _cell_wait.await_in_cell(_asking(item, timeout))
+    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return tool_decision(item, outcome.answers[0])
@@ -428,7 +489,7 @@ def approve_tool_blocking(
     item = tool_approval_question(
         name, arguments, schema=schema, decisions=decisions, description=description
     )
-    outcome = _cell_wait.run_blocking(_asking(item, timeout))
+    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return tool_decision(item, outcome.answers[0])
@@ -459,7 +520,7 @@ async def form(
     :class:`~ipyask.PendingAnswer`.
     """
     item = form_question(message, schema, detail=detail)
-    outcome = await _cell_wait.await_in_cell(_asking(item, timeout))
+    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return form_result(item, outcome.answers[0])
@@ -482,7 +543,7 @@ def form_blocking(
 ) -> FormResult | PendingAnswer:
     """:func:`ipyask.form`, blocking (see :func:`ask_blocking`)."""
     item = form_question(message, schema, detail=detail)
-    outcome = _cell_wait.run_blocking(_asking(item, timeout))
+    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return form_result(item, outcome.answers[0])

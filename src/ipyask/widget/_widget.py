@@ -349,12 +349,23 @@ class QuestionWidget(anywidget.AnyWidget):
         except ValidationError as exc:
             self._reply_invalid(content, exc)
             return
+        self.deliver_view_message(message)
+
+    def deliver_view_message(
+        self, message: ViewMessage, *, replies: QuestionWidget | None = None
+    ) -> None:
+        """Hand a validated view message to the callbacks, as if a view of this widget sent it.
+
+        Another widget showing some of these cards (a cell's view of a panel) forwards what
+        its views send through here; a callback's failure is reported to the views of
+        ``replies``, the widget whose view sent the message (this one by default).
+        """
         for callback in self._view_callbacks:
             try:
                 callback(message)
             except Exception as exc:
                 self.log.exception("ipyask: a view message callback failed")
-                self._send_quietly(
+                (replies or self)._send_quietly(
                     ErrorMessage(
                         code=view_error_code(getattr(exc, "code", None)),
                         message=sendable(str(exc) or type(exc).__name__),

@@ -53,7 +53,7 @@ from ._host import (
 from ._kernel import current_kernel
 from ._marimo import marimo_cell
 from ._strategy import Strategy, await_strategy, blocking_strategy
-from ._subshells import PanelComm, front_end_seen
+from ._subshells import PanelComm, front_end_seen, share_route
 
 __all__ = [
     "HOST_NAMES",
@@ -71,4 +71,5 @@ __all__ = [
     "enable_colab_widget_manager",
     "front_end_seen",
     "marimo_cell",
+    "share_route",
 ]

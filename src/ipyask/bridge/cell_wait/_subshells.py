@@ -24,6 +24,7 @@ __all__ = [
     "front_end_seen",
     "probe_of",
     "route_to_owned_subshell",
+    "share_route",
     "shell_unsticker",
     "subshell_manager",
 ]
@@ -129,6 +130,15 @@ def route_to_owned_subshell(kernel: Any, panel: PanelComm) -> bool:
 
     panel.comm._reply_subshell_for = route
     return True
+
+
+def share_route(panel: PanelComm, other: PanelComm) -> None:
+    """Route ``other``'s view messages as ``panel``'s are, once :func:`route_to_owned_subshell`
+    routed them: ``other`` shows some of the panel's questions (a cell's view of them), and its
+    messages must reach the kernel while a blocking call waits just as the panel's do."""
+    routed = getattr(getattr(panel, "comm", None), "__dict__", {}).get("_reply_subshell_for")
+    if routed is not None and can_route(other):
+        other.comm._reply_subshell_for = routed
 
 
 # -- ipykernel 7.0-7.3: which way do the views' messages come? ----------------------------

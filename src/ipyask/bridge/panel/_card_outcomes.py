@@ -24,10 +24,10 @@ _TITLES: dict[Outcome, str] = {
 class CardOutcomes:
     """Marks the cards of ``widget`` answered, cancelled or expired, one record each.
 
-    ``write_record`` appends a Markdown record to the transcript shown under the panel.
+    ``write_record(key, markdown)`` appends card ``key``'s Markdown record to the transcripts.
     """
 
-    def __init__(self, widget: QuestionWidget, write_record: Callable[[str], None]) -> None:
+    def __init__(self, widget: QuestionWidget, write_record: Callable[[str, str], None]) -> None:
         self._widget = widget
         self._write_record = write_record
 
@@ -50,4 +50,4 @@ class CardOutcomes:
             return
         title = "Answered late" if late and status == "answered" else _TITLES[status]
         why = None if status == "answered" else notice  # an answer speaks for itself
-        self._write_record(record(card.questions, title, answer, why))
+        self._write_record(key, record(card.questions, title, answer, why))

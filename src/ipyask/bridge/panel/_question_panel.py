@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from ..._agents import Agent
@@ -20,14 +20,15 @@ from ..._service import UserQuestions
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
 from ..._waterfall import Next
 from ...store import Store
-from ...widget import Card, QuestionWidget, ViewMessage
+from ...widget import Card, KernelMessage, QuestionWidget, ViewMessage
 from ._answer_loop import AnswerLoop, call_on
 from ._card_outcomes import CardOutcomes
+from ._cell_views import CellView, CellViews
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import PASS_ON, HeldRequest, PassOn
 from ._inbox import InboxCards
-from ._transcript import Transcript
+from ._transcript import Transcript, display_with_transcript
 from ._view_dispatch import ViewMessageDispatcher
 
 __all__ = ["HEARTBEAT_TIMEOUT_MS", "QuestionPanel"]
@@ -57,6 +58,8 @@ class QuestionPanel(QuestionWidget):
     only that agent's session's questions. Closing the panel (``panel.close()``) unregisters
     it: later requests, and the ones it still held, go on down the waterfall.
     ``transcript=False`` keeps no Markdown record of settled questions under the panel.
+    :meth:`cell_view` makes a view of only the cards asked from one cell (the one-liners show
+    one per cell); the panel keeps every card.
     """
 
     def __init__(
@@ -82,7 +85,8 @@ class QuestionPanel(QuestionWidget):
         self._closed = False
         self._transcript = Transcript(service.clock)
         self._keeps_transcript = transcript
-        self._outcomes = CardOutcomes(self, self.write_record)
+        self._cell_views = CellViews(self, service.clock if transcript else None)
+        self._outcomes = CardOutcomes(self, self._write_card_record)
         self.claims = ClaimTracker(service, self._send_frame, heartbeat_timeout_ms)
         self.continued = ContinuedCards(service, self, self._outcomes, self._answer_loop)
         inbox_store = store if store is not None else service.store
@@ -127,6 +131,7 @@ class QuestionPanel(QuestionWidget):
         key = self._new_key(request)
         wait = "timed" if request.timed else ("indefinite" if request.call_id else "none")
         self.continued.forget(key)
+        self._cell_views.adopt(key)
         card = self.set_card(
             Card(key=key, call_id=request.call_id, wait=wait, questions=request.questions)
         )
@@ -173,12 +178,45 @@ class QuestionPanel(QuestionWidget):
                 held.key, "cancelled", "The agent stopped waiting for this question."
             )
 
+    # -- cell views --------------------------------------------------------------------------
+    def cell_view(self) -> CellView:
+        """A new view of only the cards asked inside its :meth:`CellView.collecting` block.
+
+        The panel keeps every card and the cell view a copy of its own, kept in step; what its
+        views send is checked and acted on here, as if sent by a view of the panel. It closes
+        with the panel.
+        """
+        return self._cell_views.new()
+
+    def set_card(self, card: Card | Mapping[str, Any]) -> Card:
+        """Add ``card``, or replace the card with the same key in place (in its cell view too)."""
+        with self._lock:
+            model = super().set_card(card)
+            self._cell_views.put(model)
+        return model
+
+    def remove_card(self, key: str) -> Card:
+        """Remove the card with ``key`` (from its cell view too) and return it."""
+        with self._lock:
+            removed = super().remove_card(key)
+            self._cell_views.remove(key)
+        return removed
+
+    def send_message(self, message: KernelMessage | Mapping[str, Any]) -> None:
+        """Send a kernel → view message (validated); the cell view it concerns gets it too."""
+        super().send_message(message)
+        self._cell_views.send(message)
+
     # -- the transcript ----------------------------------------------------------------------
     def write_record(self, markdown: str) -> None:
         """Append a Markdown record to the transcript shown under the panel (shortly); nothing
         when the panel keeps no transcript."""
         if self._keeps_transcript:
             self._transcript.add(markdown)
+
+    def _write_card_record(self, key: str, markdown: str) -> None:
+        self.write_record(markdown)
+        self._cell_views.record(key, markdown)
 
     @property
     def records(self) -> list[str]:
@@ -187,13 +225,7 @@ class QuestionPanel(QuestionWidget):
         return self._transcript.records
 
     def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        bundle = self._repr_mimebundle_()
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        display(data, metadata=metadata, raw=True)  # type: ignore[no-untyped-call]
-        if self._keeps_transcript:
-            self._transcript.show()
+        display_with_transcript(self, self._transcript if self._keeps_transcript else None)
 
     def _send_frame(self, key: str, remaining_ms: int) -> None:
         if key in self._held and not self._closed:
@@ -229,4 +261,5 @@ class QuestionPanel(QuestionWidget):
             for held in list(self._held.values()):
                 held.settlement.resolve(PASS_ON)
             self._transcript.flush()
+            self._cell_views.close()
         super().close()

@@ -16,12 +16,14 @@ from ..._vocabulary import (
     PlanReviewIntent,
     ToolApprovalIntent,
 )
+from ...widget import QuestionWidget
 
 __all__ = [
     "TRANSCRIPT_CHARS_PER_MS",
     "TRANSCRIPT_DELAY_MS",
     "TextDisplay",
     "Transcript",
+    "display_with_transcript",
     "escape_markdown",
     "record",
 ]
@@ -189,3 +191,15 @@ class _MarkdownDisplay:
         from IPython.display import Markdown
 
         self._handle.update(Markdown(text))  # type: ignore[no-untyped-call]
+
+
+def display_with_transcript(widget: QuestionWidget, transcript: Transcript | None) -> None:
+    """Display ``widget`` (its widget view) and, under it, ``transcript``'s records (the first
+    time only; ``None``: no transcript)."""
+    from IPython.display import display
+
+    bundle = widget._repr_mimebundle_()
+    data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+    display(data, metadata=metadata, raw=True)  # type: ignore[no-untyped-call]
+    if transcript is not None:
+        transcript.show()
