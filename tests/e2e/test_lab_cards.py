@@ -129,3 +129,40 @@ def test_every_card_state_in_lab_with_its_css(
         card.scroll_into_view_if_needed()
         card.screenshot(path=str(ARTIFACTS / f"lab-card-{shade}-{key}.png"))  # looked at by eye
     assert nb.log.errors == []
+
+
+FIRST_CELL = """\
+import ipyask
+first = await ipyask.ask("Which database?", options=["Postgres", "SQLite"])
+print("got", first)"""
+
+SECOND_CELL = """\
+second = await ipyask.approve("Deploy now?")
+print("got", second)"""
+
+
+def test_each_one_liner_cell_shows_only_its_own_card(
+    lab_notebook: LabNotebook, lab_root: Path
+) -> None:
+    write_notebook(lab_root / "cells.ipynb", [FIRST_CELL, SECOND_CELL])
+    nb = lab_notebook
+    nb.open("cells.ipynb", workspace="cells")
+    for index, (question, button) in enumerate(
+        [("Which database?", "SQLite"), ("Deploy now?", "Approve")]
+    ):
+        nb.cells().nth(index).locator(".jp-InputArea-editor").click()
+        nb.page.keyboard.press("Shift+Enter")
+        card = nb.output(index).get_by_role("article", name=question)
+        expect(card).to_be_visible()
+        control = card.get_by_role("radio" if index == 0 else "button", name=button)
+        control.click()
+        if index == 0:
+            card.get_by_role("button", name="Submit").click()
+        expect(nb.output(index)).to_contain_text(f"got {button}")
+        expect(card.locator("[data-role=wait]")).to_have_text("Answered")
+    # Each cell's output holds its own card only: the second shows no earlier answer.
+    for index in range(2):
+        expect(nb.output(index).get_by_role("article")).to_have_count(1)
+    expect(nb.output(1)).not_to_contain_text("Which database?")
+    nb.screenshot("own-cards")
+    assert nb.log.errors == []

@@ -49,7 +49,8 @@ class CellWait:
     """Helps a cell wait for an answer that comes from a question panel.
 
     ``panel()`` returns that panel (it may make it on first use; it is called only inside a
-    kernel); ``show()`` shows it in the running cell's output (once per cell).
+    kernel); ``show()`` shows the questions in the running cell's output (once per cell: the
+    panel, or a view of the panel's questions whose messages are routed as the panel's are).
     """
 
     def __init__(self, panel: Callable[[], PanelComm], show: Callable[[], None]) -> None:
