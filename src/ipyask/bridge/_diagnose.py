@@ -71,7 +71,7 @@ class Diagnosis:
     """In Colab, whether its custom widget manager is enabled; ``None`` elsewhere."""
     panel: PanelState
     panel_shown_in: int
-    """In how many cells the default panel was shown."""
+    """In how many cells the default panel, or a cell's view of its questions, was shown."""
     panel_cards: int
     panel_pending: int
 

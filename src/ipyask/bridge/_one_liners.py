@@ -102,8 +102,9 @@ def default_panel() -> QuestionPanel:
 
 
 def panel_if_made() -> tuple[QuestionPanel | None, int]:
-    """The default panel if one was made (closed or not), and in how many cells it was shown."""
-    return _panel, len(_shown_in) + _marimo_shows
+    """The default panel if one was made (closed or not), and in how many cells it or a cell's
+    view of its questions was shown."""
+    return _panel, len(_shown_in | _cell_views.keys()) + _marimo_shows
 
 
 def _cell_id(kernel: Any) -> str | None:

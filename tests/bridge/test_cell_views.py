@@ -1,0 +1,79 @@
+"""Cell views in process: which cards a cell view gets, and that it stays in step with the panel
+(the kernel-level behaviour is in tests/notebook_kernel/test_cell_views.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from ipyask.bridge.panel import CellView
+
+from ._helpers import FakeView, drain
+
+DB = {"id": "db", "question": "Which database?", "options": [{"label": "SQLite"}]}
+
+
+@pytest.fixture
+def cell(panel, monkeypatch) -> tuple[CellView, list[dict[str, Any]]]:
+    view = panel.cell_view()
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(view, "send", lambda content, buffers=None: sent.append(content))
+    return view, sent
+
+
+async def _ask(svc, question: dict[str, Any], view: CellView | None = None) -> asyncio.Future:
+    async def asking() -> Any:
+        if view is None:
+            return await svc.ask({"questions": [question]})
+        with view.collecting():
+            return await svc.ask({"questions": [question]})
+
+    task = asyncio.ensure_future(asking())
+    await drain()
+    return task
+
+
+async def test_a_cell_view_holds_only_the_cards_asked_inside_it(svc, panel, cell) -> None:
+    view, _ = cell
+    outside = await _ask(svc, {**DB, "question": "Asked elsewhere?"})
+    inside = await _ask(svc, DB, view)
+    assert [c.questions[0].question for c in panel.get_cards()] == [
+        "Asked elsewhere?",
+        "Which database?",
+    ]
+    (card,) = view.get_cards()
+    assert card.questions[0].question == "Which database?"
+    outside.cancel()
+    inside.cancel()
+    await drain()
+
+
+async def test_an_answer_from_the_cell_view_settles_the_panel_card(svc, panel, cell) -> None:
+    view, sent = cell
+    task = await _ask(svc, DB, view)
+    key = view.get_cards()[0].key
+    in_cell = FakeView(view, sent, "cell-view-1")  # type: ignore[arg-type]
+    in_cell.answer(key, ("db", ["SQLite"]))
+    assert (await task).answers[0].selected == ["SQLite"]
+    await drain()
+    assert panel.get_card(key).status == view.get_card(key).status == "answered"
+    in_cell.answer(key, ("db", ["SQLite"]))  # again: refused, to the view that sent it
+    await drain()
+    assert [e["code"] for e in in_cell.errors] == ["NOT_PENDING"]
+    assert view.get_card(key).answer == panel.get_card(key).answer
+
+
+async def test_a_removed_card_leaves_the_cell_view_and_closing_the_panel_closes_it(
+    svc, panel, cell
+) -> None:
+    view, _ = cell
+    task = await _ask(svc, DB, view)
+    key = view.get_cards()[0].key
+    panel.remove_card(key)
+    assert view.get_cards() == []
+    task.cancel()
+    await drain()
+    panel.close()
+    assert view.comm is None  # closed with the panel
