@@ -127,9 +127,13 @@ class CellViews:
             if any(known is view for known in self._views):
                 self._by_key[key] = view
 
+    def _view_of(self, key: object) -> CellView | None:
+        view = self._by_key.get(key) if isinstance(key, str) else None
+        return view if view is not None and view.comm is not None else None  # not closed
+
     def put(self, card: Card) -> None:
         """Card ``card`` was added or changed on the panel."""
-        view = self._by_key.get(card.key)
+        view = self._view_of(card.key)
         if view is not None:
             view.set_card(card)
 
@@ -137,27 +141,25 @@ class CellViews:
         """Card ``key`` left the panel."""
         with self._lock:
             view = self._by_key.pop(key, None)
-        if view is not None and key in view.store:
+        if view is not None and view.comm is not None and key in view.store:
             view.remove_card(key)
 
     def send(self, message: KernelMessage | Mapping[str, Any]) -> None:
         """The panel sent ``message`` to its views: the cell views it concerns get it too."""
         key = _field(message, "key", "key")
         view_id = _field(message, "view_id", "viewId")
+        by_view = self._by_view_id.get(view_id) if isinstance(view_id, str) else None
         targets = [
             view
-            for view in (
-                self._by_key.get(key) if isinstance(key, str) else None,
-                self._by_view_id.get(view_id) if isinstance(view_id, str) else None,
-            )
-            if view is not None
+            for view in (self._view_of(key), by_view)
+            if view is not None and view.comm is not None
         ]
         for view in {id(view): view for view in targets}.values():
             view.send_message(message)
 
     def record(self, key: str, markdown: str) -> None:
         """Card ``key`` settled with record ``markdown``: its cell view's transcript shows it."""
-        view = self._by_key.get(key)
+        view = self._view_of(key)
         if view is not None:
             view.write_record(markdown)
 
