@@ -113,8 +113,20 @@ class HeadlessFrontend:
             mirror = self._mirrors[model_id] = CardMirror()
         return mirror
 
+    def panel_of(self, key: str) -> str:
+        """The most recently opened question widget that holds card ``key`` (a card may show in
+        several: the panel and a cell's view of its questions), else :meth:`panel`."""
+        for model_id in reversed(self.panels()):
+            try:
+                if any(card["key"] == key for card in self.cards(model_id)):
+                    return model_id
+            except FrontendError:  # closed while messages were read
+                continue
+        return self.panel()
+
     def card(self, key: str, panel: str | None = None) -> Card:
-        """The card with ``key``."""
+        """The card with ``key`` (in ``panel``, else in the newest widget that holds it)."""
+        panel = panel if panel is not None else self.panel_of(key)
         for card in self.cards(panel):
             if card["key"] == key:
                 return card
@@ -152,8 +164,10 @@ class HeadlessFrontend:
         return found[0]
 
     def wait_for_status(self, key: str, status: str, *, timeout: float | None = None) -> Card:
-        """Wait until card ``key`` has ``status``."""
-        return self.wait_for_card(lambda c: c["key"] == key, status=status, timeout=timeout)
+        """Wait until card ``key`` has ``status`` (in the newest widget that holds it)."""
+        return self.wait_for_card(
+            lambda c: c["key"] == key, status=status, panel=self.panel_of(key), timeout=timeout
+        )
 
     def errors(self, panel: str | None = None) -> list[dict[str, Any]]:
         """``error`` messages the kernel sent to this view (or to every view)."""
@@ -174,9 +188,10 @@ class HeadlessFrontend:
 
     def frames(self, key: str, panel: str | None = None) -> list[int]:
         """Remaining-time frames the kernel sent for card ``key``."""
+        panel = panel if panel is not None else self.panel_of(key)
         return [
             int(message.content["remainingMs"])
-            for message in self.kernel.custom_messages(self.panel(panel))
+            for message in self.kernel.custom_messages(panel)
             if isinstance(message.content, dict)
             and message.content.get("kind") == "frame"
             and message.content.get("key") == key
@@ -184,7 +199,11 @@ class HeadlessFrontend:
 
     # -- what the person does ------------------------------------------------------------------
     def send(self, kind: str, panel: str | None = None, **fields: Any) -> None:
-        """Send one panel message from this view."""
+        """Send one panel message from this view (to ``panel``; else to the newest widget that
+        holds the card the message names, or to the newest widget)."""
+        key = fields.get("key")
+        if panel is None and isinstance(key, str):
+            panel = self.panel_of(key)
         content = {"kind": kind, "viewId": self.view_id, "protocolVersion": PROTOCOL_VERSION}
         content.update(fields)
         self.kernel.send_custom(self.panel(panel), content, subshell_id=self.subshell_id)

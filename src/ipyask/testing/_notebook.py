@@ -100,7 +100,9 @@ class NotebookRunner:
             text: list(steps) if isinstance(steps, list) else [steps]
             for text, steps in script.items()
         }
-        self._handled: set[tuple[str, str, str]] = set()
+        # (card key, status) handled in the running kernel: a card shown by several widgets
+        # (the panel and a cell's view of its questions) is answered once.
+        self._handled: set[tuple[str, str]] = set()
         self._asked: set[str] = set()
         self._timing_out: set[str] = set()
         self.events: list[NotebookEvent] = []
@@ -141,6 +143,7 @@ class NotebookRunner:
                     self._emit("output", text.strip().splitlines()[0][:100])
             if restart_after:
                 kernel.restart()
+                self._handled.clear()  # the new kernel's panel shows its cards anew
                 self._emit("restart", "the kernel was restarted")
         return self.events
 
@@ -150,7 +153,7 @@ class NotebookRunner:
                 status = card.get("status")
                 if (
                     status in ("pending", "continued")
-                    and (panel, card["key"], status) not in self._handled
+                    and (card["key"], status) not in self._handled
                 ):
                     self._answer(panel, card)
                 if card["key"] in self._timing_out and self.frontend.frames(card["key"], panel):
@@ -164,7 +167,7 @@ class NotebookRunner:
             raise FrontendError(f"the script has no step for the card {question!r}")
         step = steps.pop(0)
         key, status = card["key"], card["status"]
-        self._handled.add((panel, key, status))
+        self._handled.add((key, status))
         if status == "pending" and key not in self._asked:  # not again on a restarted kernel
             self._asked.add(key)
             self._emit("asked", question)
