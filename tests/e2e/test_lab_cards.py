@@ -132,7 +132,7 @@ def test_every_card_state_in_lab_with_its_css(
 
 
 FIRST_CELL = """\
-import ipyask
+import asyncio, ipyask
 first = await ipyask.ask("Which database?", options=["Postgres", "SQLite"])
 print("got", first)"""
 
@@ -140,11 +140,17 @@ SECOND_CELL = """\
 second = await ipyask.approve("Deploy now?")
 print("got", second)"""
 
+TASK_CELL = """\
+async def agent():
+    await asyncio.sleep(1)  # asks after its cell has finished
+    return await ipyask.ask("Go ahead?", options=["Go"])
+task = asyncio.ensure_future(agent())"""
+
 
 def test_each_one_liner_cell_shows_only_its_own_card(
     lab_notebook: LabNotebook, lab_root: Path
 ) -> None:
-    write_notebook(lab_root / "cells.ipynb", [FIRST_CELL, SECOND_CELL])
+    write_notebook(lab_root / "cells.ipynb", [FIRST_CELL, SECOND_CELL, TASK_CELL])
     nb = lab_notebook
     nb.open("cells.ipynb", workspace="cells")
     for index, (question, button) in enumerate(
@@ -160,8 +166,14 @@ def test_each_one_liner_cell_shows_only_its_own_card(
             card.get_by_role("button", name="Submit").click()
         expect(nb.output(index)).to_contain_text(f"got {button}")
         expect(card.locator("[data-role=wait]")).to_have_text("Answered")
-    # Each cell's output holds its own card only: the second shows no earlier answer.
-    for index in range(2):
+    # An agent task's question shows in the cell that started it, after that cell finished.
+    nb.run(2)
+    card = nb.output(2).get_by_role("article", name="Go ahead?")
+    card.get_by_role("radio", name="Go").click()
+    card.get_by_role("button", name="Submit").click()
+    expect(card.locator("[data-role=wait]")).to_have_text("Answered")
+    # Each cell's output holds its own card only: none shows an earlier cell's answer.
+    for index in range(3):
         expect(nb.output(index).get_by_role("article")).to_have_count(1)
     expect(nb.output(1)).not_to_contain_text("Which database?")
     nb.screenshot("own-cards")

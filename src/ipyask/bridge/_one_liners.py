@@ -9,9 +9,9 @@ the output holds only the cards asked from that cell, pending and then answered.
 showed the panel before it asked has the panel as its view (no second one there). Which cell
 asked is the kernel's parent message of the asking code: for an agent task on ipykernel ≥ 7
 that is the cell that started the task (its context carries the parent), on ipykernel 6 the
-cell running when it asks. A cell shows output only while it runs (in JupyterLab, and in Voila,
-which shows only what a cell displays while it runs): a task that asks after its cell has
-finished should start in a cell that calls :func:`show_panel`.
+cell running when it asks. JupyterLab shows such a task's view in that cell even after the cell
+has finished; Voila shows only what a cell displays while it runs, so an agent task should start
+in a cell that calls :func:`show_panel`.
 
 In marimo the one-liners show the panel (``mo.ui.anywidget(panel)``, appended to the running
 cell's output): an ask there never waits inside its cell, only in a task, whose questions
