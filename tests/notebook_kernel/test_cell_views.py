@@ -172,3 +172,12 @@ def test_an_agent_task_asks_into_the_cell_that_started_it(fe: HeadlessFrontend) 
     assert key in [card["key"] for card in fe.cards(panel)]
     _answer(fe, view, key, "answer", "Yes")
     assert fe.execute("print(await asyncio.wait_for(task, 10))").stdout.strip() == "Yes"
+
+
+def test_a_blocking_one_liner_is_answered_from_its_cell_view(fe: HeadlessFrontend) -> None:
+    # The main thread blocks: the cell view's messages must take the panel's route to a subshell.
+    panel = _default_panel(fe)
+    cell = fe.kernel.execute_nowait("print(ipyask.ask_blocking('Block?', options=['Yes']))")
+    view = _cell_view(fe, cell, panel)
+    _answer(fe, view, fe.wait_for_card("Block?", panel=view)["key"], "answer", "Yes")
+    assert _finished(fe, cell) == "Yes"
