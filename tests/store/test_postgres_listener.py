@@ -1,4 +1,4 @@
-"""A PostgreSQL store keeps one ``LISTEN`` connection, shared by its change feeds (real database)."""
+"""A PostgreSQL store keeps one ``LISTEN`` connection, shared by its change feeds (real DB)."""
 
 from __future__ import annotations
 
