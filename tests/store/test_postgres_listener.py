@@ -146,3 +146,24 @@ def test_a_store_opens_no_listening_connection_until_a_feed_is_asked_for(
         assert listening(observer) == set()
     finally:
         store.close()
+
+
+def test_a_feed_that_follows_sessions_wakes_only_for_theirs(location: str) -> None:
+    watcher, writer = open_store(location), open_store(location)
+    followed = {"s1"}
+    feed = watcher.changes(sessions=lambda: followed)
+    every = watcher.changes()
+    try:
+        writer.append_event("s2", {"type": "turn/start", "turn": 1})
+        assert every.wait(5.0) is True
+        assert feed.wait(0.3) is False  # s2's change arrived and was skipped
+        writer.append_event("s1", {"type": "turn/start", "turn": 1})
+        assert feed.wait(5.0) is True
+        followed.add("s2")  # the sessions are read as each change arrives
+        writer.append_event("s2", {"type": "turn/end", "turn": 1})
+        assert feed.wait(5.0) is True
+    finally:
+        feed.close()
+        every.close()
+        watcher.close()
+        writer.close()

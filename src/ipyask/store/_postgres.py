@@ -9,8 +9,8 @@ some sessions only wakes for theirs).
 
 from __future__ import annotations
 
-import os
-import select
+import selectors
+import socket
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -167,7 +167,7 @@ ANY_SESSION = ""
 class ChangeListener:
     """One ``LISTEN ipyask_changes`` connection of a store, shared by all its change feeds.
 
-    A thread blocks on the connection's socket (and on a pipe that :meth:`close` writes to), so
+    A thread blocks on the connection's socket (and on a socket pair that :meth:`close` wakes), so
     an idle listener costs no CPU and no wake-ups; each batch of notifications is handed to every
     feed, which decides whether it concerns its waiter. One connection per store, opened with its
     first feed: opening one per wait cost a connection set-up on every question.
@@ -188,7 +188,8 @@ class ChangeListener:
         """Why the connection stopped listening, if it did (feeds raise it)."""
         self.closed = False
         self._feeds: set[PostgresChangeFeed] = set()
-        self._wake_read, self._wake_write = os.pipe()
+        # A socket pair, not a pipe: selectors on Windows wait on sockets only.
+        self._wake_read, self._wake_write = socket.socketpair()
         self._thread = threading.Thread(target=self._listen, name="ipyask-listen", daemon=True)
         self._thread.start()
 
@@ -208,20 +209,24 @@ class ChangeListener:
 
     def _listen(self) -> None:
         pgconn = self._db.pgconn
+        encoding = self._db.info.encoding
         try:
-            while True:
-                ready, _, _ = select.select([pgconn.socket, self._wake_read], [], [])
-                if self._wake_read in ready:
-                    return
-                pgconn.consume_input()
-                sessions: set[str] = set()
-                while (notification := pgconn.notifies()) is not None:
-                    sessions.add(notification.extra.decode())
-                if sessions:
-                    with self.changed:
-                        for feed in self._feeds:
-                            feed.pending |= sessions
-                        self.changed.notify_all()
+            with selectors.DefaultSelector() as selector:
+                selector.register(pgconn.socket, selectors.EVENT_READ)
+                selector.register(self._wake_read, selectors.EVENT_READ)
+                while True:
+                    ready = selector.select()
+                    if any(key.fileobj is self._wake_read for key, _ in ready):
+                        return
+                    pgconn.consume_input()
+                    sessions: set[str] = set()
+                    while (notification := pgconn.notifies()) is not None:
+                        sessions.add(notification.extra.decode(encoding, "replace"))
+                    if sessions:
+                        with self.changed:
+                            for feed in self._feeds:
+                                feed.pending |= sessions
+                            self.changed.notify_all()
         except (self._error, OSError) as error:
             with self.changed:
                 if not self.closed:
@@ -235,12 +240,12 @@ class ChangeListener:
                 return
             self.closed = True
             self.changed.notify_all()
-        os.write(self._wake_write, b"x")
+        self._wake_write.send(b"x")
         if self._thread is not threading.current_thread():
             self._thread.join()
         self._db.close()
-        os.close(self._wake_read)
-        os.close(self._wake_write)
+        self._wake_read.close()
+        self._wake_write.close()
 
 
 class PostgresChangeFeed:
