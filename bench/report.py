@@ -624,7 +624,9 @@ def _store_summary(results: Results) -> list[str]:
 
 def _store_size(inbox: dict[str, Any]) -> str:
     if "wal_bytes" in inbox:
-        return f"file {mib(inbox['store_bytes'])} + WAL {mib(inbox['wal_bytes'])}"
+        closed = inbox.get("closed_store_bytes")
+        after = f"; {mib(closed)} once every connection closed" if closed is not None else ""
+        return f"file {mib(inbox['store_bytes'])} + WAL {mib(inbox['wal_bytes'])} open{after}"
     return f"tables {mib(inbox['store_bytes'])}"
 
 
@@ -685,6 +687,15 @@ def _store(results: Results) -> list[str]:
             f"{_store_size(inbox)} | **{yes(inbox['none_lost_or_duplicated'])}** "
             f"({inbox['accepted']:,} accepted, {inbox['still_pending']} still pending) |"
         )
+    if any("wal_bytes" in b.get("inbox", {}) for b in store["backends"].values()):
+        out += [
+            "",
+            "SQLite's size is the file and its write-ahead log while the inbox is still open: "
+            "while other processes read all the time, the log cannot restart from its beginning "
+            "and grows, and SQLite keeps the file at its largest size until the last connection "
+            "closes, which checkpoints the log into the file and removes it (the size after "
+            "that is the last figure).",
+        ]
     window = next(
         (b["idle"]["agent"]["window_s"] for b in store["backends"].values() if "idle" in b), 0.0
     )

@@ -17,7 +17,8 @@
   process's record ids are those the inbox answered (none missing, none twice), and each session
   holds exactly one ``asked`` and one ``answered`` event per question, for the same ids.
   Reported: time to ask (the processes start and connect first, then ask at one signal), to
-  answer all, until every process has its answers; store size (SQLite: the file and its WAL).
+  answer all, until every process has its answers; store size (SQLite: the file and its WAL
+  while the inbox is open, and the file once every connection closed).
 
 PostgreSQL runs in a throw-away cluster (``ipyask.testing.throwaway_postgres``).
 """
@@ -305,7 +306,14 @@ def _inbox(location: str, processes: int, per_process: int) -> dict[str, Any]:
         and result["still_pending"] == 0
     )
     store.close()
+    if not location.startswith("postgresql://"):
+        # The last connection to close checkpoints the WAL into the file and removes it.
+        result["closed_store_bytes"] = _size_closed(Path(location))
     return result
+
+
+def _size_closed(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
 
 
 # -- the section ----------------------------------------------------------------------------------
