@@ -217,13 +217,16 @@ def _idle(bench: KernelBench, location: str, window_s: float) -> dict[str, Any]:
 # -- one inbox, many processes --------------------------------------------------------------------
 
 
-def _size(store: Store, location: str) -> dict[str, int]:
+def _size(location: str) -> dict[str, int]:
     if location.startswith("postgresql://"):
-        db = store._db  # type: ignore[attr-defined]
-        row = db.execute(
-            "SELECT pg_total_relation_size('ipyask_questions')"
-            " + pg_total_relation_size('ipyask_events')"
-        ).fetchone()
+        import psycopg
+
+        with psycopg.connect(location) as db:
+            row = db.execute(
+                "SELECT pg_total_relation_size('ipyask_questions')"
+                " + pg_total_relation_size('ipyask_events')"
+            ).fetchone()
+        assert row is not None
         return {"store_bytes": int(row[0])}
     path = Path(location)
     wal = path.with_name(path.name + "-wal")
@@ -296,7 +299,7 @@ def _inbox(location: str, processes: int, per_process: int) -> dict[str, Any]:
             _events_match(store, f"w{n}", report["ids"]) for n, report in enumerate(reports)
         ),
         "still_pending": len(store.pending_questions()),
-        **_size(store, location),
+        **_size(location),
     }
     result["none_lost_or_duplicated"] = (
         result["all_own_answers"]
