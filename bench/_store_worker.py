@@ -1,10 +1,13 @@
 """The processes of the store benchmark (``python -m bench._store_worker MODE LOCATION ...``).
 
-- ``ask LOCATION AGENT COUNT``: ask COUNT questions at once (call ids ``AGENT-i``), wait for all,
-  check that each got its own answer (the label is its call id); prints ``{"ok", "answers"}``.
-- ``roundtrip LOCATION COUNT``: ask COUNT questions one after another; prints their round trips.
+- ``ask LOCATION AGENT COUNT``: connect, print ``ready``, and at the next line on stdin ask
+  COUNT questions at once (call ids ``AGENT-i``), wait for all,
+  check that each got its own answer (the label is its call id); prints ``{"ok", "answers",
+  "ids"}`` (``ids``: the record ids of its questions, in order).
+- ``roundtrip LOCATION``: for each line ``COUNT PREFIX`` read from stdin, ask COUNT questions one
+  after another (call ids and labels ``PREFIX-i``, question text ``Go on with PREFIX-i?``) and
+  print their round trips in ms as one JSON line; ends at end of input.
 - ``wait LOCATION``: ask one question and wait (the idle-CPU probe).
-- ``inbox LOCATION``: wait on the store's change feed forever (an open inbox's idle-CPU probe).
 """
 
 from __future__ import annotations
@@ -15,29 +18,40 @@ import sys
 import time
 
 import ipyask
-from ipyask.store import open_store
 
 
 def _request(call_id: str) -> dict[str, object]:
-    return {"questions": [{"id": "q", "question": f"Go on with {call_id}?"}], "callId": call_id}
+    # The call id is an option's label: the answer that picks it is this question's own.
+    options = [{"label": call_id}, {"label": "Stop"}]
+    question = {"id": "q", "question": f"Go on with {call_id}?", "options": options}
+    return {"questions": [question], "callId": call_id}
 
 
 async def ask(location: str, agent: str, count: int) -> None:
     async with ipyask.connect(location, agent=agent) as connection:
+        print("ready", flush=True)
+        await asyncio.to_thread(sys.stdin.readline)  # asking starts in every process at once
         ids = [f"{agent}-{i}" for i in range(count)]
         answers = await asyncio.gather(*(connection.ask(_request(i)) for i in ids))
         own = all(a.answers[0].selected == [i] for a, i in zip(answers, ids, strict=True))
-        print(json.dumps({"ok": own, "answers": len(answers)}), flush=True)
+        records = [connection.store.question_for_call(agent, i) for i in ids]
+        found = [r.id for r in records if r is not None]
+        print(json.dumps({"ok": own, "answers": len(answers), "ids": found}), flush=True)
 
 
-async def roundtrip(location: str, count: int) -> None:
+async def roundtrip(location: str) -> None:
     async with ipyask.connect(location, agent="roundtrip") as connection:
-        times = []
-        for i in range(count):
-            started = time.perf_counter()
-            await connection.ask(_request(f"rt-{i}"))
-            times.append((time.perf_counter() - started) * 1000)
-        print(json.dumps(times), flush=True)
+        while line := await asyncio.to_thread(sys.stdin.readline):
+            count, prefix = line.split()
+            times = []
+            for i in range(int(count)):
+                call_id = f"{prefix}-{i}"
+                started = time.perf_counter()
+                answer = await connection.ask(_request(call_id))
+                times.append((time.perf_counter() - started) * 1000)
+                if answer.answers[0].selected != [call_id]:
+                    raise RuntimeError(f"{call_id} got another question's answer: {answer}")
+            print(json.dumps(times), flush=True)
 
 
 async def wait(location: str) -> None:
@@ -46,20 +60,11 @@ async def wait(location: str) -> None:
         await connection.ask(_request("idle-0"))
 
 
-def inbox(location: str) -> None:
-    feed = open_store(location).changes()
-    print("watching", flush=True)
-    while True:
-        feed.wait(None)
-
-
 if __name__ == "__main__":
     mode, location, *rest = sys.argv[1:]
     if mode == "ask":
         asyncio.run(ask(location, rest[0], int(rest[1])))
     elif mode == "roundtrip":
-        asyncio.run(roundtrip(location, int(rest[0])))
-    elif mode == "wait":
-        asyncio.run(wait(location))
+        asyncio.run(roundtrip(location))
     else:
-        inbox(location)
+        asyncio.run(wait(location))

@@ -197,7 +197,7 @@ def _pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dict[st
     return None
 
 
-def _wait_pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dict[str, Any]]:
+def wait_pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dict[str, Any]]:
     found: list[tuple[str, dict[str, Any]]] = []
 
     def seen() -> bool:
@@ -210,14 +210,14 @@ def _wait_pending_card(person: HeadlessFrontend, question: str) -> tuple[str, di
     return found[0]
 
 
-def _ipyask(
+def ipyask_rounds(
     bench: KernelBench, person: HeadlessFrontend, n: int, history: int, *, sweep: bool = False
 ) -> list[Round]:
     code = f"rt_history_rounds({n}, {history})" if sweep else f"rt_ipyask({n}, {history})"
     bench.start("ipyask", code)
     seen, sent = [], []
     for i in range(n):
-        panel, card = _wait_pending_card(person, f"RT {i}?")
+        panel, card = wait_pending_card(person, f"RT {i}?")
         seen.append(time.monotonic())
         person.send("answer", panel, key=card["key"], answer=answer_batch("q", "A"))
         sent.append(time.monotonic())
@@ -282,7 +282,7 @@ def run(settings: Settings) -> Result:
             drop = warm if index == 0 else 0
             log(f"round trip pass {index + 1}/{passes}: anywidget, ipyask, input() x{n} each")
             add("anywidget", _echo(bench, n + drop), drop)
-            add("ipyask", _ipyask(bench, person, n + drop, 0), drop)
+            add("ipyask", ipyask_rounds(bench, person, n + drop, 0), drop)
             add("input", _input(bench, n + drop), drop)
         log(f"round trip: history sweep {histories}, panels being filled")
         bench.value("[len(rt_sweep_panel(k)[1].get_cards()) for k in " + repr(histories) + "]")
@@ -292,7 +292,7 @@ def run(settings: Settings) -> Result:
             log(f"history sweep pass {index + 1}/{passes}: anywidget, then each size x{n}")
             add("anywidget_sweep", _echo(bench, n + drop), drop)
             for history in histories:
-                rounds_ = _ipyask(bench, person, n + drop, history, sweep=True)
+                rounds_ = ipyask_rounds(bench, person, n + drop, history, sweep=True)
                 add(f"history_{history}", rounds_, drop)
         errors = [str(e) for e in fe.handler_errors]
     stats = {name: summary(values) for name, values in samples.items()}

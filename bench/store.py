@@ -1,15 +1,24 @@
 """Durable questions through a store shared by processes: SQLite (default) and PostgreSQL.
 
-- **Round trip**: an agent process (``ipyask.connect``) asks questions one after another; this
-  process, an inbox waiting on the store's change feed, answers each as soon as it appears. The
-  agent measures ask → answer (two commits and two change detections across processes).
+- **Round trip**: an agent process (``ipyask.connect``) asks questions one after another and
+  measures ask → answer. Two inboxes answer: *store API*, this process answering each question
+  as its change feed shows it (``resolve_question``: the store's own cost, two commits and two
+  change detections across processes); and *inbox panel*, ``ipyask.inbox(store)`` displayed in a
+  real kernel, whose card ``HeadlessFrontend`` answers as soon as it arrives (what a person's
+  notebook does). The peer is the in-kernel panel round trip (the round-trip section's *ipyask*
+  method: agent and panel in one kernel, no store), measured in the same kernel; the blocks of
+  every method alternate over the passes, so drift in the machine's speed hits them alike.
+- **Idle CPU**: an agent process waiting for an answer, and the kernel with an inbox panel open
+  on the store showing that question, sampled together over one window (``/proc/<pid>/stat``);
+  the same kernel with no inbox open is the baseline.
 - **One inbox, many processes**: 50 agent processes ask 200 questions each at once (10,000
-  pending); once all are in the store the inbox answers every one (question *i* gets its call id
-  as its label). Checked: every process got exactly its own answers, and the store holds exactly
-  one ``asked`` and one ``answered`` event per question. Reported: time to ask, time to answer
-  all, store size.
-- **Idle CPU**: an agent process waiting for an answer, and an open inbox waiting for questions,
-  each sampled over a window (``/proc/<pid>/stat``).
+  pending); once all are in the store this process answers every one (question *i* gets its call
+  id as its label). Checked by ids and answers: every process got exactly its own answers, each
+  process's record ids are those the inbox answered (none missing, none twice), and each session
+  holds exactly one ``asked`` and one ``answered`` event per question, for the same ids.
+  Reported: time to ask (the processes start and connect first, then ask at one signal), to
+  answer all, until every process has its answers; store size (SQLite: the file and its WAL
+  while the inbox is open, and the file once every connection closed).
 
 PostgreSQL runs in a throw-away cluster (``ipyask.testing.throwaway_postgres``).
 """
@@ -21,21 +30,31 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from ipyask.store import Store, Terminal, open_store
-from ipyask.testing import find_postgres_bin, new_database, throwaway_postgres
+from ipyask.testing import HeadlessFrontend, find_postgres_bin, new_database, throwaway_postgres
 
-from ._common import ROOT, Result, Settings, log, proc_sample, summary
+from . import roundtrip as kernel_roundtrip
+from ._common import ROOT, KernelBench, Result, Settings, answer_batch, log, proc_sample, summary
 
 WORKER = [sys.executable, "-m", "bench._store_worker"]
+PASSES = 5
+"""Alternating blocks of the round-trip methods (see :data:`bench.roundtrip.PASSES`)."""
 
 
-def _spawn(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([*WORKER, *args], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+def _spawn(*args: str, stdin: bool = False) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*WORKER, *args],
+        cwd=ROOT,
+        stdin=subprocess.PIPE if stdin else None,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _answer(store: Store, record_id: str, label: str) -> str:
@@ -45,95 +64,119 @@ def _answer(store: Store, record_id: str, label: str) -> str:
     return store.resolve_question(record_id, terminal).status
 
 
-def _roundtrip(location: str, count: int) -> dict[str, Any]:
-    store = open_store(location)
+# -- round trip -----------------------------------------------------------------------------------
+
+
+class _Agent:
+    """A long-lived agent process on one store that asks blocks of questions on request."""
+
+    def __init__(self, location: str) -> None:
+        self.process = _spawn("roundtrip", location, stdin=True)
+
+    def start(self, count: int, prefix: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"{count} {prefix}\n")
+        self.process.stdin.flush()
+
+    def times(self) -> list[float]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the agent process ended (exit {self.process.wait(30)})")
+        return [float(t) for t in json.loads(line)]
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(60)
+
+
+def _api_block(agent: _Agent, store: Store, count: int, prefix: str) -> list[float]:
+    """The agent asks ``count`` questions; this process answers each through the store."""
     feed = store.changes()
-    agent = _spawn("roundtrip", location, str(count))
+    agent.start(count, prefix)
     answered = 0
-    while answered < count:
-        if agent.poll() is not None:
-            raise RuntimeError(f"the agent process ended early (exit {agent.returncode})")
-        feed.wait(1.0)
-        for record in store.pending_questions():
-            answered += _answer(store, record.id, record.call_id) == "accepted"
-    out, _ = agent.communicate(timeout=60)
-    feed.close()
-    store.close()
-    return summary(json.loads(out))
+    try:
+        while answered < count:
+            if agent.process.poll() is not None:
+                raise RuntimeError(f"the agent process ended early (exit {agent.process.poll()})")
+            feed.wait(1.0)
+            for record in store.pending_questions():
+                answered += _answer(store, record.id, record.call_id) == "accepted"
+    finally:
+        feed.close()
+    return agent.times()
 
 
-def _size(store: Store, location: str) -> int:
-    if location.startswith("postgresql://"):
-        db = store._db  # type: ignore[attr-defined]
-        row = db.execute(
-            "SELECT pg_total_relation_size('ipyask_questions')"
-            " + pg_total_relation_size('ipyask_events')"
-        ).fetchone()
-        return int(row[0])
-    return sum(p.stat().st_size for p in Path(location).parent.glob(Path(location).name + "*"))
+def _panel_block(
+    bench: KernelBench, person: HeadlessFrontend, agent: _Agent, location: str, count: int,
+    prefix: str,
+) -> list[float]:  # fmt: skip
+    """The agent asks ``count`` questions; an inbox panel in the kernel shows each, and the
+    front end answers its card."""
+    bench.frontend.execute(f"st_inbox = ipyask.inbox({location!r})\ndisplay(st_inbox)")
+    try:
+        agent.start(count, prefix)
+        for i in range(count):
+            call_id = f"{prefix}-{i}"
+            panel, card = kernel_roundtrip.wait_pending_card(person, f"Go on with {call_id}?")
+            person.send("answer", panel, key=card["key"], answer=answer_batch("q", call_id))
+        return agent.times()
+    finally:
+        bench.frontend.execute("st_inbox.close()\nst_inbox.service.store.close()")
 
 
-def _inbox(location: str, processes: int, per_process: int) -> dict[str, Any]:
-    total = processes * per_process
-    store = open_store(location)
-    started = time.monotonic()
-    agents = [_spawn("ask", location, f"w{n}", str(per_process)) for n in range(processes)]
-    while len(pending := store.pending_questions()) < total:
-        time.sleep(0.2)
-        if any(agent.poll() is not None for agent in agents):
-            raise RuntimeError("an agent process ended before its questions were answered")
-        if time.monotonic() - started > 600:
-            raise RuntimeError(f"only {len(pending)} of {total} questions arrived")
-    asked_s = time.monotonic() - started
-    started = time.monotonic()
-    accepted = sum(_answer(store, r.id, r.call_id) == "accepted" for r in pending)
-    answer_s = time.monotonic() - started
-    reports = [json.loads(agent.communicate(timeout=600)[0]) for agent in agents]
-    settled_s = time.monotonic() - started
-    kinds: dict[str, int] = {}
-    for n in range(processes):
-        for _, event in store.read_events(f"w{n}"):
-            kinds[event["type"]] = kinds.get(event["type"], 0) + 1
-    result = {
-        "processes": processes,
-        "questions": total,
-        "ask_s": asked_s,
-        "answer_s": answer_s,
-        "settle_s": settled_s,
-        "accepted": accepted,
-        "all_own_answers": all(r["ok"] and r["answers"] == per_process for r in reports),
-        "asked_events": kinds.get("user-questions/asked", 0),
-        "answered_events": kinds.get("user-questions/answered", 0),
-        "still_pending": len(store.pending_questions()),
-        "store_bytes": _size(store, location),
+def _round_trips(
+    bench: KernelBench, person: HeadlessFrontend, locations: dict[str, str], settings: Settings
+) -> dict[str, Any]:
+    rounds, warm = settings.pick(200, 20), settings.pick(10, 2)
+    passes = settings.pick(PASSES, 2)
+    per_block = rounds // passes
+    samples: dict[str, list[float]] = {}
+
+    def add(name: str, times: list[float], drop: int) -> None:
+        samples.setdefault(name, []).extend(times[drop:])
+
+    agents = {name: _Agent(location) for name, location in locations.items()}
+    stores = {name: open_store(location) for name, location in locations.items()}
+    try:
+        for index in range(passes):
+            drop = warm if index == 0 else 0
+            n = per_block + drop
+            log(f"store round trip pass {index + 1}/{passes}: in-kernel panel, then each store "
+                f"through the store API and through an inbox panel x{per_block} each")  # fmt: skip
+            kernel = kernel_roundtrip.ipyask_rounds(bench, person, n, 0)
+            add("kernel_panel", [r[0] * 1000 for r in kernel], drop)
+            for name, agent in agents.items():
+                add(f"{name}_api", _api_block(agent, stores[name], n, f"api{index}"), drop)
+                panel = _panel_block(bench, person, agent, locations[name], n, f"panel{index}")
+                add(f"{name}_panel", panel, drop)
+    finally:
+        for agent in agents.values():
+            agent.close()
+        for store in stores.values():
+            store.close()
+    stats = {name: summary(values) for name, values in samples.items()}
+    peer = stats["kernel_panel"]
+    ratios = {
+        name: {"p50": s["p50"] / peer["p50"], "p99": s["p99"] / peer["p99"]}
+        for name, s in stats.items()
+        if name != "kernel_panel"
     }
-    result["none_lost_or_duplicated"] = (
-        result["all_own_answers"]
-        and accepted == total
-        and result["asked_events"] == result["answered_events"] == total
-        and result["still_pending"] == 0
-    )
-    store.close()
-    return result
+    log("store round trip p50 ms: " + json.dumps({k: round(v["p50"], 2) for k, v in stats.items()}))
+    return {"unit": "ms", "stats": stats, "ratios": ratios, "samples": samples}
 
 
-def _idle(location: str, mode: str, window_s: float) -> dict[str, Any]:
-    process = _spawn(mode, location)
-    assert process.stdout is not None
-    process.stdout.readline()  # it asks (or watches)
-    time.sleep(2.0)  # let start-up work and the change check's back-off settle
-    first = proc_sample(process.pid)
+# -- idle CPU -------------------------------------------------------------------------------------
+
+
+def _cpu(pid: int, window_s: float) -> tuple[Any, Any]:
+    first = proc_sample(pid)
     time.sleep(window_s)
-    last = proc_sample(process.pid)
-    if mode == "wait":
-        store = open_store(location)
-        for record in store.pending_questions():
-            _answer(store, record.id, record.call_id)
-        store.close()
-        process.communicate(timeout=30)
-    else:
-        process.kill()
-        process.communicate(timeout=30)
+    return first, proc_sample(pid)
+
+
+def _usage(first: Any, last: Any) -> dict[str, float]:
     elapsed = last.at - first.at
     return {
         "cpu_percent": 100 * (last.cpu - first.cpu) / elapsed,
@@ -142,13 +185,143 @@ def _idle(location: str, mode: str, window_s: float) -> dict[str, Any]:
     }
 
 
-def _backend(location: str, settings: Settings) -> dict[str, Any]:
-    log(f"store: round trip ({location.split(':')[0]})")
-    result: dict[str, Any] = {"roundtrip_ms": _roundtrip(location, settings.pick(100, 10))}
-    window = settings.seconds(10.0, 3.0)
-    result["idle_agent"] = _idle(location, "wait", window)
-    result["idle_inbox"] = _idle(location, "inbox", window)
+def _idle(bench: KernelBench, location: str, window_s: float) -> dict[str, Any]:
+    """A waiting agent and an open inbox showing its question, sampled over the same window."""
+    agent = _spawn("wait", location)
+    assert agent.stdout is not None
+    agent.stdout.readline()  # it asks
+    bench.frontend.execute(f"st_idle = ipyask.inbox({location!r})\ndisplay(st_idle)")
+    try:
+        time.sleep(2.0)  # start-up work and the SQLite change check's back-off settle
+        kernel_first, agent_first = proc_sample(bench.pid), proc_sample(agent.pid)
+        time.sleep(window_s)
+        kernel_last, agent_last = proc_sample(bench.pid), proc_sample(agent.pid)
+        shown = bench.value("[c.key for c in st_idle.get_cards() if c.status == 'pending']")
+    finally:
+        bench.frontend.execute("st_idle.close()\nst_idle.service.store.close()")
+    store = open_store(location)
+    try:
+        for record in store.pending_questions():
+            _answer(store, record.id, record.call_id)
+    finally:
+        store.close()
+    answered = agent.wait(60) == 0
+    return {
+        "agent": _usage(agent_first, agent_last),
+        "inbox": _usage(kernel_first, kernel_last),
+        "inbox_showed_the_question": len(shown) == 1,
+        "agent_answered": answered,
+    }
+
+
+# -- one inbox, many processes --------------------------------------------------------------------
+
+
+def _size(location: str) -> dict[str, int]:
+    if location.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(location) as db:
+            row = db.execute(
+                "SELECT pg_total_relation_size('ipyask_questions')"
+                " + pg_total_relation_size('ipyask_events')"
+            ).fetchone()
+        assert row is not None
+        return {"store_bytes": int(row[0])}
+    path = Path(location)
+    wal = path.with_name(path.name + "-wal")
+    return {
+        "store_bytes": path.stat().st_size,
+        "wal_bytes": wal.stat().st_size if wal.exists() else 0,
+    }
+
+
+def _events_match(store: Store, session: str, ids: list[str]) -> bool:
+    """Whether the session's log holds one ``asked`` and one ``answered`` event per id, the
+    answer picking the question's own label, and nothing else of the kind."""
+    asked: Counter[str] = Counter()
+    answered: Counter[str] = Counter()
+    labels: dict[str, str] = {}
+    for _, event in store.read_events(session):
+        if event["type"] == "user-questions/asked":
+            asked[event["id"]] += 1
+            labels[event["id"]] = event["callId"]
+        elif event["type"] == "user-questions/answered":
+            answered[event["id"]] += 1
+            if event["answer"]["answers"][0]["selected"] != [labels.get(event["id"])]:
+                return False
+    expected = Counter(ids)
+    return asked == expected == answered and len(expected) == len(ids)
+
+
+def _inbox(location: str, processes: int, per_process: int) -> dict[str, Any]:
+    total = processes * per_process
+    store = open_store(location)
+    started = time.monotonic()
+    agents = [
+        _spawn("ask", location, f"w{n}", str(per_process), stdin=True) for n in range(processes)
+    ]
+    for agent in agents:
+        assert agent.stdout is not None and agent.stdin is not None
+        if agent.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"an agent process did not start (exit {agent.wait(60)})")
+    started_s = time.monotonic() - started
+    started = time.monotonic()
+    for agent in agents:
+        assert agent.stdin is not None
+        agent.stdin.write("go\n")
+        agent.stdin.flush()
+    while len(pending := store.pending_questions()) < total:
+        time.sleep(0.2)
+        if any(agent.poll() is not None for agent in agents):
+            raise RuntimeError("an agent process ended before its questions were answered")
+        if time.monotonic() - started > 600:
+            raise RuntimeError(f"only {len(pending)} of {total} questions arrived")
+    asked_s = time.monotonic() - started
+    started = time.monotonic()
+    accepted = [r.id for r in pending if _answer(store, r.id, r.call_id) == "accepted"]
+    answer_s = time.monotonic() - started
+    reports = [json.loads(agent.communicate(timeout=600)[0]) for agent in agents]
+    settled_s = time.monotonic() - started
+    reported = [record_id for report in reports for record_id in report["ids"]]
+    result: dict[str, Any] = {
+        "processes": processes,
+        "questions": total,
+        "start_s": started_s,
+        "ask_s": asked_s,
+        "answer_s": answer_s,
+        "settle_s": settled_s,
+        "accepted": len(accepted),
+        "all_own_answers": all(r["ok"] and r["answers"] == per_process for r in reports),
+        "ids_match": len(set(reported)) == len(reported) == total
+        and set(reported) == set(accepted),
+        "events_match": all(
+            _events_match(store, f"w{n}", report["ids"]) for n, report in enumerate(reports)
+        ),
+        "still_pending": len(store.pending_questions()),
+        **_size(location),
+    }
+    result["none_lost_or_duplicated"] = (
+        result["all_own_answers"]
+        and result["ids_match"]
+        and result["events_match"]
+        and len(accepted) == total
+        and result["still_pending"] == 0
+    )
+    store.close()
+    if not location.startswith("postgresql://"):
+        # The last connection to close checkpoints the WAL into the file and removes it.
+        result["closed_store_bytes"] = _size_closed(Path(location))
     return result
+
+
+def _size_closed(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+# -- the section ----------------------------------------------------------------------------------
+
+KERNEL_CODE = "import ipyask\n"
 
 
 @contextmanager
@@ -169,11 +342,22 @@ def _backends() -> Iterator[dict[str, Callable[[], str]]]:
 
 def run(settings: Settings) -> Result:
     processes, per_process = settings.pick(50, 10), settings.pick(200, 20)
+    window = settings.seconds(10.0, 3.0)
     result: Result = {"backends": {}}
     with _backends() as backends:
+        result["backends"] = {name: {} for name in backends}
+        with HeadlessFrontend(timeout=60, log_size=200) as person:
+            bench = KernelBench(person.kernel)
+            person.kernel.execute(kernel_roundtrip.KERNEL_CODE + KERNEL_CODE)
+            locations = {name: fresh() for name, fresh in backends.items()}
+            result["roundtrip"] = _round_trips(bench, person, locations, settings)
+            log(f"store: idle CPU over {window:.0f} s (kernel, no inbox)")
+            time.sleep(2.0)
+            result["idle_kernel"] = _usage(*_cpu(bench.pid, window))
+            for name, fresh in backends.items():
+                log(f"store: idle CPU over {window:.0f} s ({name})")
+                result["backends"][name]["idle"] = _idle(bench, fresh(), window)
         for name, fresh in backends.items():
-            section = _backend(fresh(), settings)
             log(f"store: {processes * per_process:,} pending from {processes} processes ({name})")
-            section["inbox"] = _inbox(fresh(), processes, per_process)
-            result["backends"][name] = section
+            result["backends"][name]["inbox"] = _inbox(fresh(), processes, per_process)
     return result

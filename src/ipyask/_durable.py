@@ -474,11 +474,16 @@ class _StoreWatch:
             self._waiters.add(waiter)
             self._read.setdefault(id(waiter.session), len(waiter.session.events))
             if self._thread is None and not self._stopped:
-                self._feed = self._store.changes()
+                self._feed = self._store.changes(self._sessions)
                 self._thread = threading.Thread(
                     target=self._run, name="ipyask-store-watch", daemon=True
                 )
                 self._thread.start()
+
+    def _sessions(self) -> set[str]:
+        """The sessions the askers wait in (their changes wake the watch)."""
+        with self._lock:
+            return {waiter.session.id for waiter in self._waiters}
 
     def remove(self, waiter: _Waiter) -> None:
         with self._lock:

@@ -1,38 +1,39 @@
 """``PostgresStore``: one inbox shared across machines, through PostgreSQL (psycopg 3).
 
 Needs the ``postgres`` extra (``pip install 'ipyask[postgres]'``); psycopg is imported only when
-a PostgreSQL store is opened. Every write is one transaction that ends with ``NOTIFY
-ipyask_changes``, so a waiting process (``LISTEN ipyask_changes``) wakes as the answer commits.
+a PostgreSQL store is opened. A write that changes a session's log notifies ``ipyask_changes``
+with the session's id when it commits, so a waiting process wakes as the answer commits: each
+store keeps one connection that ``LISTEN``s, and its change feeds wait on it (a feed that follows
+some sessions only wakes for theirs).
 """
 
 from __future__ import annotations
 
+import selectors
+import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ._migrations import POSTGRES_STEPS, SCHEMA_VERSION, check_version
-from ._protocol import StoredEvent
-from ._records import (
-    ClaimResult,
-    QuestionRecord,
-    Terminal,
-    accepted,
-    answered_event,
-    asked_event,
-    claim_of,
-)
-from ._rows import QUESTION_COLUMNS, origin, record_from_row
+from ._sql import SQLStore, queries
 
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["CHANNEL", "PostgresChangeFeed", "PostgresStore", "import_psycopg"]
+__all__ = [
+    "ANY_SESSION",
+    "CHANNEL",
+    "ChangeListener",
+    "PostgresChangeFeed",
+    "PostgresStore",
+    "import_psycopg",
+]
 
 CHANNEL = "ipyask_changes"
-"""The ``LISTEN``/``NOTIFY`` channel every write notifies."""
+"""The ``LISTEN``/``NOTIFY`` channel; a notification's payload is the changed session's id."""
 
 _MIGRATION_LOCK = 0x1BA5_0001  # an advisory lock key: one migrating process at a time
 
@@ -59,15 +60,19 @@ def _safe_location(conninfo: str) -> str:
     return "postgresql: " + " ".join(f"{key}={value}" for key, value in sorted(parts.items()))
 
 
-class PostgresStore:
+class PostgresStore(SQLStore):
     """A :class:`~ipyask.store.Store` in a PostgreSQL database (tables ``ipyask_*``).
 
     ``conninfo`` is a libpq connection string or URL (``postgresql://user@host/db``).
     """
 
+    QUERIES = queries("%s")
+
     def __init__(self, conninfo: str) -> None:
         pg = import_psycopg()
+        self._pg = pg
         self._jsonb = pg.types.json.Jsonb
+        self._listener: ChangeListener | None = None
         self.conninfo = conninfo
         self._location = _safe_location(conninfo)
         self._lock = threading.RLock()
@@ -117,152 +122,181 @@ class PostgresStore:
     def _write(self) -> Iterator[psycopg.Connection[Any]]:
         with self._lock, self._db.transaction():
             yield self._db
-            self._db.execute(f"NOTIFY {CHANNEL}")
 
-    # -- session logs -------------------------------------------------------------------------
     def _append(
         self, db: psycopg.Connection[Any], session_id: str, event: Mapping[str, Any]
     ) -> int:
-        # Serialises appends to one session across processes for the rest of the transaction.
-        db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (session_id,))
-        row = db.execute(
-            "SELECT COALESCE(MAX(seq) + 1, 0) FROM ipyask_events WHERE session_id = %s",
-            (session_id,),
-        ).fetchone()
-        seq = int(row[0]) if row else 0
-        db.execute(
-            "INSERT INTO ipyask_events (session_id, seq, body) VALUES (%s, %s, %s)",
-            (session_id, seq, self._jsonb(dict(event))),
-        )
+        seq = super()._append(db, session_id, event)
+        db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, session_id))  # sent at the commit
         return seq
 
-    def append_event(self, session_id: str, event: Mapping[str, Any]) -> int:
-        with self._write() as db:
-            return self._append(db, session_id, event)
+    def _to_json(self, value: Any) -> Any:
+        return self._jsonb(value)
 
-    def read_events(self, session_id: str, after: int = -1) -> list[StoredEvent]:
+    def _event_from(self, body: Any) -> dict[str, Any]:
+        return dict(body)
+
+    def _lock_session(self, db: psycopg.Connection[Any], session_id: str) -> None:
+        db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (session_id,))
+
+    def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> PostgresChangeFeed:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, body FROM ipyask_events WHERE session_id = %s AND seq > %s"
-                " ORDER BY seq",
-                (session_id, after),
-            ).fetchall()
-        return [(int(seq), dict(body)) for seq, body in rows]
-
-    # -- durable questions --------------------------------------------------------------------
-    def _select(self, where: str, params: Sequence[Any]) -> list[QuestionRecord]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {QUESTION_COLUMNS} FROM ipyask_questions WHERE {where}",
-                params,
-            ).fetchall()
-        return [record_from_row(row) for row in rows]
-
-    def open_question(
-        self,
-        session_id: str,
-        call_id: str,
-        questions: Sequence[Mapping[str, Any]],
-        *,
-        request_id: str,
-        agent_id: str | None = None,
-    ) -> tuple[QuestionRecord, bool]:
-        with self._write() as db:
-            db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (session_id,))
-            found = self._select("session_id = %s AND call_id = %s", (session_id, call_id))
-            if found:
-                return found[0], False
-            record = QuestionRecord(
-                id=request_id,
-                call_id=call_id,
-                questions=[dict(q) for q in questions],
-                session_id=session_id,
-                agent_id=agent_id,
-                asked_at=time.time(),
-                origin=origin(),
-            )
-            db.execute(
-                "INSERT INTO ipyask_questions (id, session_id, agent_id, call_id, questions,"
-                " asked_at, origin) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                (
-                    record.id,
-                    session_id,
-                    agent_id,
-                    call_id,
-                    self._jsonb(record.questions),
-                    record.asked_at,
-                    record.origin,
-                ),
-            )
-            self._append(db, session_id, asked_event(record))
-            return record, True
-
-    def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
-        with self._write() as db:
-            row = db.execute(
-                "UPDATE ipyask_questions SET outcome = %s, answer = %s, error = %s,"
-                " resolved_at = %s WHERE id = %s AND outcome IS NULL RETURNING session_id",
-                (
-                    terminal.outcome,
-                    None if terminal.answer is None else self._jsonb(terminal.answer),
-                    None if terminal.error is None else self._jsonb(terminal.error.to_wire()),
-                    time.time(),
-                    request_id,
-                ),
-            ).fetchone()
-            if row is None:
-                return claim_of(self.question(request_id))
-            self._append(db, row[0], answered_event(request_id, terminal))
-            return accepted(terminal)
-
-    def question(self, request_id: str) -> QuestionRecord | None:
-        found = self._select("id = %s", (request_id,))
-        return found[0] if found else None
-
-    def question_for_call(self, session_id: str, call_id: str) -> QuestionRecord | None:
-        found = self._select("session_id = %s AND call_id = %s", (session_id, call_id))
-        return found[0] if found else None
-
-    def pending_questions(self, session_id: str | None = None) -> list[QuestionRecord]:
-        if session_id is None:
-            return self._select("outcome IS NULL ORDER BY asked_at, id", ())
-        return self._select(
-            "outcome IS NULL AND session_id = %s ORDER BY asked_at, id", (session_id,)
-        )
-
-    def changes(self) -> PostgresChangeFeed:
-        return PostgresChangeFeed(self.conninfo)
+            if self._db.closed:
+                raise self._pg.OperationalError("the store is closed")
+            if self._listener is None or self._listener.broken:
+                if self._listener is not None:
+                    self._listener.close()
+                self._listener = ChangeListener(self.conninfo)
+            return PostgresChangeFeed(self._listener, sessions)
 
     def close(self) -> None:
         with self._lock:
+            listener, self._listener = self._listener, None
             self._db.close()
+        if listener is not None:
+            listener.close()
 
     def __repr__(self) -> str:
         return f"<PostgresStore {self.location}>"
 
 
-class PostgresChangeFeed:
-    """``LISTEN ipyask_changes`` on its own connection: wakes on the commit, idle costs nothing."""
+ANY_SESSION = ""
+"""The payload of a notification that names no session (every feed wakes for it)."""
+
+
+class ChangeListener:
+    """One ``LISTEN ipyask_changes`` connection of a store, shared by all its change feeds.
+
+    A thread blocks on the connection's socket (and on a socket pair that :meth:`close` wakes), so
+    an idle listener costs no CPU and no wake-ups; each batch of notifications is handed to every
+    feed, which decides whether it concerns its waiter. One connection per store, opened with its
+    first feed: opening one per wait cost a connection set-up on every question.
+    """
 
     def __init__(self, conninfo: str) -> None:
         pg = import_psycopg()
-        self._error = pg.Error
+        self._error: type[Exception] = pg.Error
         self._db: psycopg.Connection[Any] = pg.connect(conninfo, autocommit=True)
-        self._db.execute(f"LISTEN {CHANNEL}")
-        self._closed = False
-
-    def wait(self, timeout: float | None) -> bool:
-        if self._closed:
-            return False
         try:
-            for _ in self._db.notifies(timeout=timeout, stop_after=1):
-                return True
-        except self._error:
-            if self._closed:
-                return False
+            self._db.execute(f"LISTEN {CHANNEL}")
+        except BaseException:
+            self._db.close()
             raise
-        return False
+        self.changed = threading.Condition()
+        """Guards the feeds' pending sessions and wakes their waiters."""
+        self.failure: Exception | None = None
+        """Why the connection stopped listening, if it did (feeds raise it)."""
+        self.closed = False
+        self._feeds: set[PostgresChangeFeed] = set()
+        # A socket pair, not a pipe: selectors on Windows wait on sockets only.
+        self._wake_read, self._wake_write = socket.socketpair()
+        self._thread = threading.Thread(target=self._listen, name="ipyask-listen", daemon=True)
+        self._thread.start()
+
+    @property
+    def broken(self) -> bool:
+        """Whether the connection failed (a new listener is needed)."""
+        return self.failure is not None
+
+    def subscribe(self, feed: PostgresChangeFeed) -> None:
+        with self.changed:
+            self._feeds.add(feed)
+
+    def unsubscribe(self, feed: PostgresChangeFeed) -> None:
+        with self.changed:
+            self._feeds.discard(feed)
+            self.changed.notify_all()
+
+    def _listen(self) -> None:
+        pgconn = self._db.pgconn
+        encoding = self._db.info.encoding
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(pgconn.socket, selectors.EVENT_READ)
+                selector.register(self._wake_read, selectors.EVENT_READ)
+                while True:
+                    ready = selector.select()
+                    if any(key.fileobj is self._wake_read for key, _ in ready):
+                        return
+                    pgconn.consume_input()
+                    sessions: set[str] = set()
+                    while (notification := pgconn.notifies()) is not None:
+                        sessions.add(notification.extra.decode(encoding, "replace"))
+                    if sessions:
+                        with self.changed:
+                            for feed in self._feeds:
+                                feed.pending |= sessions
+                            self.changed.notify_all()
+        except (self._error, OSError) as error:
+            with self.changed:
+                if not self.closed:
+                    self.failure = error
+                self.changed.notify_all()
 
     def close(self) -> None:
-        self._closed = True
+        """Stop listening and close the connection (idempotent, from any thread)."""
+        with self.changed:
+            if self.closed:
+                return
+            self.closed = True
+            self.changed.notify_all()
+        self._wake_write.send(b"x")
+        if self._thread is not threading.current_thread():
+            self._thread.join()
         self._db.close()
+        self._wake_read.close()
+        self._wake_write.close()
+
+
+class PostgresChangeFeed:
+    """A waiter on its store's :class:`ChangeListener`: wakes on the commit, idle costs nothing.
+
+    With ``sessions``, it wakes only for changes to the sessions that callable returns when the
+    change arrives (and for notifications that name no session).
+    """
+
+    def __init__(
+        self, listener: ChangeListener, sessions: Callable[[], Collection[str]] | None = None
+    ) -> None:
+        self._listener = listener
+        self._sessions = sessions
+        self._closed = False
+        self.pending: set[str] = set()
+        """Sessions changed since the last :meth:`wait` returned (filled by the listener)."""
+        listener.subscribe(self)
+
+    def _concerns(self, changed: set[str]) -> bool:
+        if self._sessions is None or ANY_SESSION in changed:
+            return True
+        followed = self._sessions()  # outside the listener's lock: it takes its owner's locks
+        return any(session in followed for session in changed)
+
+    def wait(self, timeout: float | None) -> bool:
+        listener = self._listener
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            with listener.changed:
+                listener.changed.wait_for(
+                    lambda: (
+                        self._closed
+                        or listener.closed
+                        or listener.failure is not None
+                        or bool(self.pending)
+                    ),
+                    left,
+                )
+                if self._closed or listener.closed:
+                    return False
+                if listener.failure is not None:
+                    raise listener.failure
+                changed, self.pending = self.pending, set()
+            if not changed:
+                return False  # the timeout passed
+            if self._concerns(changed):
+                return True
+
+    def close(self) -> None:
+        """Stop waiting (from any thread); the listener stays open for the store's other feeds."""
+        self._closed = True
+        self._listener.unsubscribe(self)

@@ -8,7 +8,7 @@ process and between processes on the same database.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ._records import ClaimResult, QuestionRecord, Terminal
@@ -29,7 +29,7 @@ class ChangeFeed(Protocol):
         ...
 
     def close(self) -> None:
-        """Release the feed's connection; a blocked :meth:`wait` returns soon after."""
+        """Stop the feed (from any thread); a blocked :meth:`wait` returns ``False`` soon after."""
         ...
 
 
@@ -83,8 +83,10 @@ class Store(Protocol):
         """Open questions, oldest first: of one session, or of every session (the inbox)."""
         ...
 
-    def changes(self) -> ChangeFeed:
-        """A new feed of committed changes (each feed holds its own connection)."""
+    def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> ChangeFeed:
+        """A new feed of committed changes. With ``sessions``, the feed may skip changes that
+        touch none of the sessions it returns at the time (PostgreSQL names the session of each
+        change; SQLite cannot tell, and wakes for every change)."""
         ...
 
     def close(self) -> None:

@@ -12,23 +12,13 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from ._migrations import SCHEMA_VERSION, SQLITE_STEPS, check_version
-from ._protocol import StoredEvent
-from ._records import (
-    ClaimResult,
-    QuestionRecord,
-    Terminal,
-    accepted,
-    answered_event,
-    asked_event,
-    claim_of,
-)
-from ._rows import QUESTION_COLUMNS, origin, record_from_row
+from ._sql import SQLStore, queries
 
 __all__ = ["DEFAULT_SQLITE_PATH", "SQLiteChangeFeed", "SQLiteStore"]
 
@@ -47,8 +37,10 @@ def _connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
-class SQLiteStore:
+class SQLiteStore(SQLStore):
     """A :class:`~ipyask.store.Store` in one SQLite file (created with its folder if missing)."""
+
+    QUERIES = queries("?")
 
     def __init__(self, path: str | Path = DEFAULT_SQLITE_PATH) -> None:
         self.path = Path(path)
@@ -96,113 +88,17 @@ class SQLiteStore:
             self._local_changes += 1
             self._changed.notify_all()
 
-    # -- session logs -------------------------------------------------------------------------
-    def _append(self, db: sqlite3.Connection, session_id: str, event: Mapping[str, Any]) -> int:
-        row = db.execute(
-            "SELECT COALESCE(MAX(seq) + 1, 0) FROM ipyask_events WHERE session_id = ?",
-            (session_id,),
-        ).fetchone()
-        seq = int(row[0])
-        db.execute(
-            "INSERT INTO ipyask_events (session_id, seq, body) VALUES (?, ?, ?)",
-            (session_id, seq, json.dumps(dict(event), ensure_ascii=False)),
-        )
-        return seq
+    def _to_json(self, value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
 
-    def append_event(self, session_id: str, event: Mapping[str, Any]) -> int:
-        with self._write() as db:
-            return self._append(db, session_id, event)
+    def _event_from(self, body: Any) -> dict[str, Any]:
+        return dict(json.loads(body))
 
-    def read_events(self, session_id: str, after: int = -1) -> list[StoredEvent]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, body FROM ipyask_events WHERE session_id = ? AND seq > ? ORDER BY seq",
-                (session_id, after),
-            ).fetchall()
-        return [(int(seq), json.loads(body)) for seq, body in rows]
+    def _lock_session(self, db: sqlite3.Connection, session_id: str) -> None:
+        pass  # BEGIN IMMEDIATE already excludes every other writer
 
-    # -- durable questions --------------------------------------------------------------------
-    def _select(self, where: str, params: Sequence[Any]) -> list[QuestionRecord]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {QUESTION_COLUMNS} FROM ipyask_questions WHERE {where}", params
-            ).fetchall()
-        return [record_from_row(row) for row in rows]
-
-    def open_question(
-        self,
-        session_id: str,
-        call_id: str,
-        questions: Sequence[Mapping[str, Any]],
-        *,
-        request_id: str,
-        agent_id: str | None = None,
-    ) -> tuple[QuestionRecord, bool]:
-        with self._write() as db:
-            found = self._select("session_id = ? AND call_id = ?", (session_id, call_id))
-            if found:
-                return found[0], False
-            record = QuestionRecord(
-                id=request_id,
-                call_id=call_id,
-                questions=[dict(q) for q in questions],
-                session_id=session_id,
-                agent_id=agent_id,
-                asked_at=time.time(),
-                origin=origin(),
-            )
-            db.execute(
-                "INSERT INTO ipyask_questions (id, session_id, agent_id, call_id, questions,"
-                " asked_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.id,
-                    session_id,
-                    agent_id,
-                    call_id,
-                    json.dumps(record.questions, ensure_ascii=False),
-                    record.asked_at,
-                    record.origin,
-                ),
-            )
-            self._append(db, session_id, asked_event(record))
-            return record, True
-
-    def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
-        with self._write() as db:
-            cursor = db.execute(
-                "UPDATE ipyask_questions SET outcome = ?, answer = ?, error = ?, resolved_at = ?"
-                " WHERE id = ? AND outcome IS NULL RETURNING session_id",
-                (
-                    terminal.outcome,
-                    None if terminal.answer is None else json.dumps(terminal.answer),
-                    None if terminal.error is None else json.dumps(terminal.error.to_wire()),
-                    time.time(),
-                    request_id,
-                ),
-            )
-            row = cursor.fetchone()
-            if row is None:
-                return claim_of(self.question(request_id))
-            self._append(db, row[0], answered_event(request_id, terminal))
-            return accepted(terminal)
-
-    def question(self, request_id: str) -> QuestionRecord | None:
-        found = self._select("id = ?", (request_id,))
-        return found[0] if found else None
-
-    def question_for_call(self, session_id: str, call_id: str) -> QuestionRecord | None:
-        found = self._select("session_id = ? AND call_id = ?", (session_id, call_id))
-        return found[0] if found else None
-
-    def pending_questions(self, session_id: str | None = None) -> list[QuestionRecord]:
-        if session_id is None:
-            return self._select("outcome IS NULL ORDER BY asked_at, id", ())
-        return self._select(
-            "outcome IS NULL AND session_id = ? ORDER BY asked_at, id", (session_id,)
-        )
-
-    def changes(self) -> SQLiteChangeFeed:
-        return SQLiteChangeFeed(self)
+    def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> SQLiteChangeFeed:
+        return SQLiteChangeFeed(self)  # a change does not say its session: every one wakes
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,187 @@
+"""``SQLStore``: the session-log and question methods the SQLite and PostgreSQL stores share.
+
+Both stores keep the same tables and run the same statements; they differ in how a connection
+is opened, how a write transaction begins and ends (and tells waiters), how JSON is stored and
+which placeholder the driver takes. A subclass gives those; the statements are written once, with
+``?`` placeholders, and rewritten for the driver by :func:`queries`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from ._protocol import StoredEvent
+from ._records import (
+    ClaimResult,
+    QuestionRecord,
+    Terminal,
+    accepted,
+    answered_event,
+    asked_event,
+    claim_of,
+)
+from ._rows import QUESTION_COLUMNS, origin, record_from_row
+
+__all__ = ["Queries", "SQLStore", "queries"]
+
+
+@dataclass(frozen=True)
+class Queries:
+    """Every statement of :class:`SQLStore`, in one driver's placeholder style."""
+
+    next_seq: str = "SELECT COALESCE(MAX(seq) + 1, 0) FROM ipyask_events WHERE session_id = ?"
+    insert_event: str = "INSERT INTO ipyask_events (session_id, seq, body) VALUES (?, ?, ?)"
+    read_events: str = (
+        "SELECT seq, body FROM ipyask_events WHERE session_id = ? AND seq > ? ORDER BY seq"
+    )
+    select_questions: str = f"SELECT {QUESTION_COLUMNS} FROM ipyask_questions WHERE "
+    by_id: str = "id = ?"
+    by_call: str = "session_id = ? AND call_id = ?"
+    pending: str = "outcome IS NULL ORDER BY asked_at, id"
+    pending_in_session: str = "outcome IS NULL AND session_id = ? ORDER BY asked_at, id"
+    insert_question: str = (
+        "INSERT INTO ipyask_questions (id, session_id, agent_id, call_id, questions, asked_at,"
+        " origin) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    )
+    resolve_question: str = (
+        "UPDATE ipyask_questions SET outcome = ?, answer = ?, error = ?, resolved_at = ?"
+        " WHERE id = ? AND outcome IS NULL RETURNING session_id"
+    )
+
+
+def queries(placeholder: str) -> Queries:
+    """The statements with ``placeholder`` (``?`` for sqlite3, ``%s`` for psycopg)."""
+    written = Queries()
+    return Queries(
+        **{f.name: getattr(written, f.name).replace("?", placeholder) for f in fields(Queries)}
+    )
+
+
+class SQLStore(ABC):
+    """A :class:`~ipyask.store.Store` over one SQL connection guarded by ``_lock``.
+
+    Subclasses set ``_db`` and ``_lock`` and give :attr:`QUERIES`, :meth:`_write` (one write
+    transaction that tells waiters when it commits), the JSON encoding of a column and of an
+    event body, and :meth:`_lock_session`.
+    """
+
+    QUERIES: ClassVar[Queries]
+    _db: Any
+    _lock: threading.RLock
+
+    @property
+    @abstractmethod
+    def location(self) -> str: ...
+
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[Any]:
+        """One write transaction on the connection, held under ``_lock``; yields the connection."""
+
+    @abstractmethod
+    def _to_json(self, value: Any) -> Any:
+        """A JSON value as the driver stores it in a JSON column."""
+
+    @abstractmethod
+    def _event_from(self, body: Any) -> dict[str, Any]:
+        """An event body as read back from the database."""
+
+    @abstractmethod
+    def _lock_session(self, db: Any, session_id: str) -> None:
+        """Serialise writes to one session across processes for the rest of the transaction."""
+
+    # -- session logs -------------------------------------------------------------------------
+    def _append(self, db: Any, session_id: str, event: Mapping[str, Any]) -> int:
+        self._lock_session(db, session_id)
+        row = db.execute(self.QUERIES.next_seq, (session_id,)).fetchone()
+        seq = int(row[0]) if row else 0
+        db.execute(self.QUERIES.insert_event, (session_id, seq, self._to_json(dict(event))))
+        return seq
+
+    def append_event(self, session_id: str, event: Mapping[str, Any]) -> int:
+        with self._write() as db:
+            return self._append(db, session_id, event)
+
+    def read_events(self, session_id: str, after: int = -1) -> list[StoredEvent]:
+        with self._lock:
+            rows = self._db.execute(self.QUERIES.read_events, (session_id, after)).fetchall()
+        return [(int(seq), self._event_from(body)) for seq, body in rows]
+
+    # -- durable questions --------------------------------------------------------------------
+    def _select(self, where: str, params: Sequence[Any]) -> list[QuestionRecord]:
+        with self._lock:
+            rows = self._db.execute(self.QUERIES.select_questions + where, params).fetchall()
+        return [record_from_row(row) for row in rows]
+
+    def open_question(
+        self,
+        session_id: str,
+        call_id: str,
+        questions: Sequence[Mapping[str, Any]],
+        *,
+        request_id: str,
+        agent_id: str | None = None,
+    ) -> tuple[QuestionRecord, bool]:
+        with self._write() as db:
+            self._lock_session(db, session_id)
+            found = self._select(self.QUERIES.by_call, (session_id, call_id))
+            if found:
+                return found[0], False
+            record = QuestionRecord(
+                id=request_id,
+                call_id=call_id,
+                questions=[dict(q) for q in questions],
+                session_id=session_id,
+                agent_id=agent_id,
+                asked_at=time.time(),
+                origin=origin(),
+            )
+            db.execute(
+                self.QUERIES.insert_question,
+                (
+                    record.id,
+                    session_id,
+                    agent_id,
+                    call_id,
+                    self._to_json(record.questions),
+                    record.asked_at,
+                    record.origin,
+                ),
+            )
+            self._append(db, session_id, asked_event(record))
+            return record, True
+
+    def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
+        with self._write() as db:
+            row = db.execute(
+                self.QUERIES.resolve_question,
+                (
+                    terminal.outcome,
+                    None if terminal.answer is None else self._to_json(terminal.answer),
+                    None if terminal.error is None else self._to_json(terminal.error.to_wire()),
+                    time.time(),
+                    request_id,
+                ),
+            ).fetchone()
+            if row is None:
+                return claim_of(self.question(request_id))
+            self._append(db, row[0], answered_event(request_id, terminal))
+            return accepted(terminal)
+
+    def question(self, request_id: str) -> QuestionRecord | None:
+        found = self._select(self.QUERIES.by_id, (request_id,))
+        return found[0] if found else None
+
+    def question_for_call(self, session_id: str, call_id: str) -> QuestionRecord | None:
+        found = self._select(self.QUERIES.by_call, (session_id, call_id))
+        return found[0] if found else None
+
+    def pending_questions(self, session_id: str | None = None) -> list[QuestionRecord]:
+        if session_id is None:
+            return self._select(self.QUERIES.pending, ())
+        return self._select(self.QUERIES.pending_in_session, (session_id,))

@@ -1,0 +1,169 @@
+"""A PostgreSQL store keeps one ``LISTEN`` connection, shared by its change feeds (real DB)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+import ipyask
+from ipyask.store import Store, Terminal, open_store
+from ipyask.testing import new_database
+
+pytestmark = pytest.mark.postgres
+
+psycopg = pytest.importorskip("psycopg")
+
+LISTENING = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = %s"
+
+
+@pytest.fixture
+def location(postgres_cluster: str) -> str:
+    return new_database(postgres_cluster)
+
+
+@pytest.fixture
+def observer(location: str) -> Iterator[Any]:
+    """A plain connection that looks at the database's sessions."""
+    with psycopg.connect(location, autocommit=True) as connection:
+        yield connection
+
+
+def listening(observer: Any) -> set[int]:
+    """Backend pids whose last statement is the change feed's ``LISTEN``."""
+    return {row[0] for row in observer.execute(LISTENING, ("LISTEN ipyask_changes",))}
+
+
+def eventually(check: Callable[[], bool], seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def answered(label: str) -> Terminal:
+    return Terminal.model_validate(
+        {"outcome": "answered", "answer": {"answers": [{"id": "q", "selected": [label]}]}}
+    )
+
+
+async def test_sequential_asks_share_one_listening_connection(
+    location: str, observer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inbox = open_store(location)
+    agent = ipyask.connect(location, agent="worker")
+    opened: list[str] = []
+    real_connect = psycopg.connect
+
+    def counting_connect(*args: Any, **kwargs: Any) -> Any:
+        opened.append(str(args[0]) if args else "")
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(psycopg, "connect", counting_connect)
+    listeners: set[int] = set()
+    try:
+        for i in range(5):
+            call = f"c{i}"
+            asking = asyncio.ensure_future(
+                agent.ask({"questions": [{"id": "q", "question": f"{call}?"}]}, call)
+            )
+            while not (pending := inbox.pending_questions()):
+                await asyncio.sleep(0.01)
+            listeners |= listening(observer)
+            assert inbox.resolve_question(pending[0].id, answered(call)).status == "accepted"
+            answer = await asyncio.wait_for(asking, 10)
+            assert answer.answers[0].selected == [call]
+        assert len(opened) == 1  # the listener, opened with the first ask's feed
+        assert len(listeners) == 1
+    finally:
+        await agent.aclose()
+        inbox.close()
+    assert eventually(lambda: not listening(observer))  # closed with the store
+
+
+def test_feeds_of_one_store_wake_together_and_end_with_the_store(
+    location: str, observer: Any
+) -> None:
+    watcher, writer = open_store(location), open_store(location)
+    feeds = [watcher.changes() for _ in range(3)]
+    assert len(listening(observer)) == 1
+    woke: list[bool] = []
+    waiting = [threading.Thread(target=lambda f=f: woke.append(f.wait(10.0))) for f in feeds]
+    for thread in waiting:
+        thread.start()
+    writer.append_event("s1", {"type": "turn/start", "turn": 1})
+    for thread in waiting:
+        thread.join(5.0)
+    assert woke == [True, True, True]
+    feeds[0].close()  # one feed closed: the others still wake
+    writer.append_event("s1", {"type": "turn/end", "turn": 1})
+    assert feeds[1].wait(5.0) is True
+    assert feeds[2].wait(5.0) is True
+    assert feeds[0].wait(0.01) is False
+    ended: list[bool] = []
+    blocked = threading.Thread(target=lambda: ended.append(feeds[2].wait(30.0)))
+    blocked.start()
+    watcher.close()
+    blocked.join(5.0)
+    assert ended == [False]
+    assert eventually(lambda: not listening(observer))
+    writer.close()
+    with pytest.raises(psycopg.OperationalError):
+        watcher.changes()
+
+
+def test_a_lost_listening_connection_fails_its_feeds_and_is_replaced(
+    location: str, observer: Any
+) -> None:
+    watcher, writer = open_store(location), open_store(location)
+    try:
+        feed = watcher.changes()
+        (pid,) = listening(observer)
+        observer.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(psycopg.OperationalError):
+            feed.wait(10.0)
+        again = watcher.changes()
+        assert eventually(lambda: len(listening(observer)) == 1)
+        writer.append_event("s1", {"type": "turn/start", "turn": 1})
+        assert again.wait(10.0) is True
+    finally:
+        watcher.close()
+        writer.close()
+
+
+def test_a_store_opens_no_listening_connection_until_a_feed_is_asked_for(
+    location: str, observer: Any
+) -> None:
+    store: Store = open_store(location)
+    try:
+        store.append_event("s1", {"type": "turn/start", "turn": 1})
+        assert listening(observer) == set()
+    finally:
+        store.close()
+
+
+def test_a_feed_that_follows_sessions_wakes_only_for_theirs(location: str) -> None:
+    watcher, writer = open_store(location), open_store(location)
+    followed = {"s1"}
+    feed = watcher.changes(sessions=lambda: followed)
+    every = watcher.changes()
+    try:
+        writer.append_event("s2", {"type": "turn/start", "turn": 1})
+        assert every.wait(5.0) is True
+        assert feed.wait(0.3) is False  # s2's change arrived and was skipped
+        writer.append_event("s1", {"type": "turn/start", "turn": 1})
+        assert feed.wait(5.0) is True
+        followed.add("s2")  # the sessions are read as each change arrives
+        writer.append_event("s2", {"type": "turn/end", "turn": 1})
+        assert feed.wait(5.0) is True
+    finally:
+        feed.close()
+        every.close()
+        watcher.close()
+        writer.close()
