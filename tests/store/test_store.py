@@ -299,3 +299,25 @@ async def test_an_answer_committed_before_the_asker_watches_is_not_missed(
     monkeypatch.setattr(StoreBook, "open", answered_at_once)
     assert (await asyncio.wait_for(svc.ask(request(agent)), 10)).to_wire() == YES
     await svc.aclose()
+
+
+def test_a_burst_does_not_leave_the_sqlite_log_as_large_as_the_burst(tmp_path: Path) -> None:
+    """A reader holding a snapshot keeps the write-ahead log from restarting during a burst; once
+    it lets go, the next checkpoint truncates the log to the store's limit (16 MiB)."""
+    path = tmp_path / "burst.sqlite3"
+    store = SQLiteStore(path)
+    reader = sqlite3.connect(path)
+    try:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM sqlite_master").fetchone()  # holds a snapshot
+        padding = "x" * 100_000
+        for index in range(250):  # about 25 MB through the log
+            store.append_event("burst", {"type": "note", "index": index, "padding": padding})
+        assert Path(f"{path}-wal").stat().st_size > 20 * 1024 * 1024
+        reader.execute("COMMIT")
+        for index in range(3):  # a checkpoint, then a write that restarts the log
+            store.append_event("after", {"type": "note", "index": index})
+        assert Path(f"{path}-wal").stat().st_size <= 16 * 1024 * 1024
+    finally:
+        reader.close()
+        store.close()

@@ -26,6 +26,9 @@ DEFAULT_SQLITE_PATH = Path(".ipyask") / "questions.sqlite3"
 """The default store file, relative to the working directory (a kernel's is its notebook's)."""
 
 _BUSY_TIMEOUT_MS = 30_000
+# Bursts from many processes leave a large write-ahead log; a checkpoint that resets it then
+# truncates the file to this size, instead of keeping it as large as the burst was.
+_WAL_SIZE_LIMIT = 16 * 1024 * 1024
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -52,6 +55,7 @@ class SQLiteStore(SQLStore):
         try:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT}")
             self._migrate()
         except BaseException:
             self._db.close()
