@@ -9,6 +9,8 @@ import __future__
 
 import importlib
 import pkgutil
+import subprocess
+import sys
 import types
 import typing
 
@@ -117,3 +119,17 @@ def test_host_side_vocabulary_lives_in_ipyask_host() -> None:
     assert {"SessionEvent", "Session", "UserQuestionProjectionView", "ToolDefinition"} <= set(
         ipyask.host.__all__
     )
+
+
+def test_importing_ipyask_does_not_load_the_notebook_side() -> None:
+    """An agent in a plain process (``ipyask.connect``) starts without ipywidgets and IPython;
+    the notebook names load on first use."""
+    code = (
+        "import sys, ipyask\n"
+        "loaded = sorted(m for m in ('ipywidgets', 'IPython', 'anywidget') if m in sys.modules)\n"
+        "assert not loaded, loaded\n"
+        "assert callable(ipyask.ask) and 'ipywidgets' in sys.modules\n"
+        "assert 'QuestionPanel' in dir(ipyask)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -4,6 +4,8 @@ The top level holds what a notebook user and an agent author need; a harness tha
 finds session events, the projection, clocks and tool plumbing in :mod:`ipyask.host`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from . import host as host  # the host-side vocabulary, as ipyask.host
 from ._agents import Agent
 from ._connection import Connection, connect
@@ -29,25 +31,66 @@ from ._vocabulary import (
     ToolCall,
 )
 from ._waterfall import Answerer, Next
-from .bridge import (
-    BlockingUnsupportedError,
-    Diagnosis,
-    QuestionPanel,
-    approve,
-    approve_blocking,
-    approve_tool,
-    approve_tool_blocking,
-    ask,
-    ask_batch,
-    ask_blocking,
-    default_panel,
-    default_service,
-    diagnose,
-    form,
-    form_blocking,
-    inbox,
-    show_panel,
+
+if TYPE_CHECKING:
+    from .bridge import (
+        BlockingUnsupportedError,
+        Diagnosis,
+        QuestionPanel,
+        approve,
+        approve_blocking,
+        approve_tool,
+        approve_tool_blocking,
+        ask,
+        ask_batch,
+        ask_blocking,
+        default_panel,
+        default_service,
+        diagnose,
+        form,
+        form_blocking,
+        inbox,
+        show_panel,
+    )
+
+# The notebook side (panel, widget, one-liners) imports ipywidgets and IPython: loaded on first
+# use, so an agent in a plain process (``ipyask.connect``) starts without them.
+_BRIDGE_NAMES = frozenset(
+    {
+        "BlockingUnsupportedError",
+        "Diagnosis",
+        "QuestionPanel",
+        "approve",
+        "approve_blocking",
+        "approve_tool",
+        "approve_tool_blocking",
+        "ask",
+        "ask_batch",
+        "ask_blocking",
+        "default_panel",
+        "default_service",
+        "diagnose",
+        "form",
+        "form_blocking",
+        "inbox",
+        "show_panel",
+    }
 )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _BRIDGE_NAMES:
+        from . import bridge
+
+        value = getattr(bridge, name)
+        globals()[name] = value  # found directly from now on
+        return value
+    raise AttributeError(f"module 'ipyask' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_BRIDGE_NAMES})
+
 
 __all__ = [
     "Agent",
