@@ -2047,11 +2047,18 @@ var Countdown = class {
       this.controller.t.takeTime
     );
   }
-  /** How much of the countdown bar is left (0–1), or null when the card has no running count. */
+  /**
+   * How much of the countdown bar is left (0–1), or null when the card has no running count: the
+   * time left out of the question's whole window (`timeoutMs`), so a view opened late shows the
+   * part already gone; a card without it (an older kernel) measures against the longest time left
+   * this view has seen.
+   */
   fraction() {
     const remaining = this.remaining(Date.now());
-    if (remaining === null || this.controller.dead || this.span <= 0) return null;
-    return Math.min(1, remaining / this.span);
+    const timeout = this.controller.card.timeoutMs;
+    const total = typeof timeout === "number" && timeout > 0 ? timeout : this.span;
+    if (remaining === null || this.controller.dead || total <= 0) return null;
+    return Math.min(1, remaining / total);
   }
   /** The bar along the card's top edge; the wait line says the same in words. */
   bar() {
