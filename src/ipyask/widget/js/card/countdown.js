@@ -34,8 +34,9 @@ export class Countdown {
     this.controller.sendHold();
   }
 
+  /** Paused while the person's focus is in the card (not the focus the view gave it on arrival). */
   isPaused() {
-    return this.focused && this.controller.view.windowActive && this.held === null;
+    return this.focused && !this.controller.arrivalFocus && this.controller.view.windowActive && this.held === null;
   }
 
   /** @param {number} now */
