@@ -56,6 +56,42 @@ def test_a_kernel_restart_leaves_no_live_looking_card(
     nb.screenshot("after-restart")
 
 
+TALL_OUTPUT = "print('\\n'.join(f'line {i}' for i in range(120)))"
+
+ASK_LATER = (
+    "later = asyncio.ensure_future(svc.ask({'questions': [{'id': 'ci', 'question': "
+    "'Which CI service?', 'options': [{'label': 'GitHub Actions'}, {'label': 'GitLab CI'}]}]}))"
+)
+
+
+GOT = "print(later.result().answers[0].selected)"
+
+
+def test_a_new_card_is_scrolled_into_view_and_focused(
+    lab_notebook: LabNotebook, lab_root: Path
+) -> None:
+    """The person works further down the notebook; a question arrives on the panel in the first
+    cell, out of view: the notebook scrolls to it and the card takes the focus."""
+    write_notebook(lab_root / "arrival.ipynb", [PANEL_CELL, TALL_OUTPUT, ASK_LATER, GOT])
+    nb = lab_notebook
+    nb.open("arrival.ipynb", workspace="arrival")
+    nb.run(0)
+    nb.run(1)
+    nb.cells().nth(2).scroll_into_view_if_needed()
+    expect(nb.output(0).locator(".ipyask")).not_to_be_in_viewport()
+    nb.run(2)
+    card = nb.output(0).get_by_role("article", name="Which CI service?")
+    expect(card).to_be_focused()
+    expect(card).to_be_in_viewport()
+    nb.screenshot("arrived")
+    card.get_by_role("radio", name="GitLab CI").click()
+    card.get_by_role("button", name="Submit").click()
+    expect(card.locator("[data-role=wait]")).to_have_text("Answered")
+    nb.run(3)
+    expect(nb.output(3)).to_have_text("['GitLab CI']")
+    assert nb.log.errors == []
+
+
 STATES_CELL = """\
 from ipyask.widget import Card, QuestionWidget
 q = lambda i, text, **kw: {"id": i, "question": text, **kw}
