@@ -109,7 +109,8 @@ approval = q("approval", "Run terraform apply?", detail="Applies **3** changes."
 plan = q("plan", "Approve this plan?", detail="1. Add the table\\n2. Backfill",
          options=opts("Approve", "Keep planning"),
          intent={"kind": "plan-review", "approve": "Approve"})
-timed = dict(call_id="c-t", wait="timed", frame={"remainingMs": 60000, "seq": 1})
+timed = dict(call_id="c-t", wait="timed", frame={"remainingMs": 60000, "seq": 1},
+             timeout_ms=120000)
 states = QuestionWidget(cards=[
     Card(key="pending", questions=batch),
     Card(key="approval", questions=[approval]),
@@ -158,6 +159,12 @@ def test_every_card_state_in_lab_with_its_css(
         assert term_box is not None and detail_box is not None
         assert detail_box["x"] == term_box["x"]  # under its question, not beside it
         assert detail_box["y"] >= term_box["y"] + term_box["height"] - 1
+    # A minute left of two: the countdown bar is half drained.
+    fill = nb.output(0).locator('article[data-key="timed"] [data-role=timebar-fill]')
+    width = (
+        "el => el.getBoundingClientRect().width / el.parentElement.getBoundingClientRect().width"
+    )
+    assert fill.evaluate(width) == pytest.approx(0.5, abs=0.05)
     shade = theme.split()[-1].lower()
     for key in ("pending", "approval", "plan", "timed", "continued", "answered", "rejected",
                 "cancelled", "expired"):  # fmt: skip
