@@ -120,6 +120,7 @@ def test_a_second_view_does_not_take_the_focus_from_the_first(wpage) -> None:
     wpage.mount(widget, views=2)
     add(wpage, widget, generic("new"))
     expect(wpage.page.locator(".view").nth(0).locator('article[data-key="new"]')).to_be_focused()
+    expect(region(wpage)).to_have_text(["", ""])  # the second view does not say it again
 
 
 def test_the_arrival_focus_does_not_pause_the_countdown(wpage) -> None:

@@ -92,6 +92,8 @@ export class Arrivals {
     const controller = this.view.render(key); // a card waiting in a block renders now
     if (!controller || controller.hidden || !this.view.root.contains(controller.el)) return;
     const el = controller.el;
+    // Another view of the same question already brought it to the person.
+    if (document.activeElement?.closest(".ipyask article")?.getAttribute("data-key") === key) return;
     if (el.isConnected && this.mayMoveFocus()) {
       controller.arrivalFocus = true;
       controller.arrivedAt = Date.now();

@@ -540,6 +540,7 @@ var Arrivals = class {
     const controller = this.view.render(key3);
     if (!controller || controller.hidden || !this.view.root.contains(controller.el)) return;
     const el = controller.el;
+    if (document.activeElement?.closest(".ipyask article")?.getAttribute("data-key") === key3) return;
     if (el.isConnected && this.mayMoveFocus()) {
       controller.arrivalFocus = true;
       controller.arrivedAt = Date.now();
