@@ -30,6 +30,8 @@ class TimedQuestionWait:
         clock: Clock,
     ) -> None:
         self.deadline_ms = deadline_ms
+        # The whole window (how far the deadline was when the wait began): a countdown's length.
+        self.window_ms = max(0.0, deadline_ms - clock.now_ms())
         self._clock = clock
         self._timeout = timeout
         self._loop = asyncio.get_running_loop()

@@ -54,6 +54,32 @@ async def test_a_claim_sends_the_remaining_time_and_pauses_the_host(
     assert panel.claims.held(key) == []
 
 
+async def test_a_timed_card_carries_its_whole_window(svc, agent, panel, view, clock) -> None:
+    """The countdown bar's full length travels with the card: a view that opens late (here
+    after 1.5 s of 5 s) gets 3.5 s left out of 5 s, and its bar starts partly drained."""
+    task = await timed(svc, agent, timeout_ms=5000)
+    key = only_key(panel)
+    assert panel.get_card(key).timeout_ms == 5000
+    clock.advance(1500)
+    view.send("claim", key=key)
+    await drain()
+    card = panel.cards[0]
+    assert (card["timeoutMs"], card["frame"]["remainingMs"]) == (5000, 3500)
+    view.answer(key, ("db", ["SQLite"]))
+    await task
+
+
+async def test_an_untimed_card_has_no_window(svc, agent, panel) -> None:
+    task = asyncio.ensure_future(
+        svc.ask({"questions": [DB], "agent": agent, "wait": {"callId": "c2"}})
+    )
+    await drain()
+    assert "timeoutMs" not in panel.cards[0]
+    assert panel.get_card(only_key(panel)).timeout_ms is None
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
 async def test_the_views_countdown_reaching_zero_gives_pending(svc, agent, panel, view) -> None:
     task = await timed(svc, agent)
     key = only_key(panel)

@@ -39,6 +39,37 @@ _RUN_CELL = """async ([index, timeoutMs]) => {
 }"""
 
 
+# The one-liners in Chinese, as a notebook or a Voila app runs them: the agent is a task (Voila
+# shows a cell's output only when the cell ends) and writes what it got into a results widget.
+ONE_LINERS_ZH = [
+    """\
+import asyncio
+
+import ipywidgets as widgets
+
+import ipyask
+
+ipyask.default_panel().language = "zh"  # the cards speak Chinese
+results = widgets.HTML("…")
+results.add_class("one-liner-results")
+
+
+async def one_liners():
+    db = await ipyask.ask("用哪个数据库？", options=["Postgres", "SQLite"])
+    results.value = f"<div>ask: {db}</div>"
+    decision = await ipyask.approve(
+        "删除 build/ 里的 3 个文件？", detail="`rm build/*.o`", subject="shell",
+        approve="Apply", reject="Cancel", always="Always allow rm",
+    )
+    results.value += f"<div>approve: {decision}</div>"
+
+
+ipyask.show_panel()
+display(results)
+task = asyncio.ensure_future(one_liners())""",
+]
+
+
 def write_notebook(path: Path, cells: list[str]) -> Path:
     """Write a notebook of code cells (no outputs) with the python3 kernelspec."""
     import nbformat

@@ -257,7 +257,8 @@ def notebook_server(root: Path, base: Path) -> Server:
 
 
 def voila_server(notebook: Path, base: Path) -> Server:
-    """Voila serving ``notebook`` on a free port."""
+    """Voila serving ``notebook`` on a free port (a folder: each of its notebooks at
+    ``/voila/render/<name>``)."""
     port = free_port()
     argv = [
         sys.executable, "-m", "voila", str(notebook),
@@ -270,7 +271,7 @@ def voila_server(notebook: Path, base: Path) -> Server:
     return Server(
         "voila",
         argv,
-        cwd=notebook.parent,
+        cwd=notebook if notebook.is_dir() else notebook.parent,
         env=jupyter_env(base),
         port=port,
         token="",

@@ -56,6 +56,42 @@ def test_a_kernel_restart_leaves_no_live_looking_card(
     nb.screenshot("after-restart")
 
 
+TALL_OUTPUT = "print('\\n'.join(f'line {i}' for i in range(120)))"
+
+ASK_LATER = (
+    "later = asyncio.ensure_future(svc.ask({'questions': [{'id': 'ci', 'question': "
+    "'Which CI service?', 'options': [{'label': 'GitHub Actions'}, {'label': 'GitLab CI'}]}]}))"
+)
+
+
+GOT = "print(later.result().answers[0].selected)"
+
+
+def test_a_new_card_is_scrolled_into_view_and_focused(
+    lab_notebook: LabNotebook, lab_root: Path
+) -> None:
+    """The person works further down the notebook; a question arrives on the panel in the first
+    cell, out of view: the notebook scrolls to it and the card takes the focus."""
+    write_notebook(lab_root / "arrival.ipynb", [PANEL_CELL, TALL_OUTPUT, ASK_LATER, GOT])
+    nb = lab_notebook
+    nb.open("arrival.ipynb", workspace="arrival")
+    nb.run(0)
+    nb.run(1)
+    nb.cells().nth(2).scroll_into_view_if_needed()
+    expect(nb.output(0).locator(".ipyask")).not_to_be_in_viewport()
+    nb.run(2)
+    card = nb.output(0).get_by_role("article", name="Which CI service?")
+    expect(card).to_be_focused()
+    expect(card).to_be_in_viewport()
+    nb.screenshot("arrived")
+    card.get_by_role("radio", name="GitLab CI").click()
+    card.get_by_role("button", name="Submit").click()
+    expect(card.locator("[data-role=wait]")).to_have_text("Answered")
+    nb.run(3)
+    expect(nb.output(3)).to_have_text("['GitLab CI']")
+    assert nb.log.errors == []
+
+
 STATES_CELL = """\
 from ipyask.widget import Card, QuestionWidget
 q = lambda i, text, **kw: {"id": i, "question": text, **kw}
@@ -73,7 +109,8 @@ approval = q("approval", "Run terraform apply?", detail="Applies **3** changes."
 plan = q("plan", "Approve this plan?", detail="1. Add the table\\n2. Backfill",
          options=opts("Approve", "Keep planning"),
          intent={"kind": "plan-review", "approve": "Approve"})
-timed = dict(call_id="c-t", wait="timed", frame={"remainingMs": 60000, "seq": 1})
+timed = dict(call_id="c-t", wait="timed", frame={"remainingMs": 60000, "seq": 1},
+             timeout_ms=120000)
 states = QuestionWidget(cards=[
     Card(key="pending", questions=batch),
     Card(key="approval", questions=[approval]),
@@ -122,6 +159,12 @@ def test_every_card_state_in_lab_with_its_css(
         assert term_box is not None and detail_box is not None
         assert detail_box["x"] == term_box["x"]  # under its question, not beside it
         assert detail_box["y"] >= term_box["y"] + term_box["height"] - 1
+    # A minute left of two: the countdown bar is half drained.
+    fill = nb.output(0).locator('article[data-key="timed"] [data-role=timebar-fill]')
+    width = (
+        "el => el.getBoundingClientRect().width / el.parentElement.getBoundingClientRect().width"
+    )
+    assert fill.evaluate(width) == pytest.approx(0.5, abs=0.05)
     shade = theme.split()[-1].lower()
     for key in ("pending", "approval", "plan", "timed", "continued", "answered", "rejected",
                 "cancelled", "expired"):  # fmt: skip

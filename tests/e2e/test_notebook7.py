@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import expect
 
-from ._pages import write_notebook
+from ._pages import ONE_LINERS_ZH, write_notebook
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
@@ -187,5 +187,41 @@ def test_await_in_a_cell_with_an_approval_card(
     assert json.loads(nb.output(0).locator("pre").last.inner_text()) == ["Postgres", "Reject"]
     expect(nb.output(1)).to_have_text("after Postgres Reject")
     expect(approval.locator("[data-role=wait]")).to_have_text("Rejected")
+    nb.screenshot("answered")
+    assert nb.log.unexpected(*NOTEBOOK_NOISE) == []
+
+
+_DARK = """async () => {
+  await window.jupyterapp.commands.execute("apputils:change-theme", { theme: "JupyterLab Dark" });
+}"""
+
+
+def test_the_one_liners_clicked_in_the_dark_theme_and_in_chinese(
+    notebook7_page: Notebook7Page, lab_root: Path
+) -> None:
+    """An ask and an approve in Chinese on the dark theme: the agent gets the option clicked and
+    the label behind the clicked button, and the answered cards say what the person did."""
+    write_notebook(lab_root / "one_liners_zh.ipynb", ONE_LINERS_ZH)
+    nb = notebook7_page
+    nb.open("one_liners_zh.ipynb")
+    nb.page.evaluate(_DARK)
+    expect(nb.page.locator("body")).to_have_attribute("data-jp-theme-light", "false")
+    nb.run(0)
+    results = nb.page.locator(".one-liner-results")
+    card = nb.output(0).get_by_role("article", name="用哪个数据库？")
+    card.get_by_role("radio", name="SQLite").click()
+    nb.screenshot("ask")
+    card.get_by_role("button", name="提交").click()
+    expect(results).to_have_text("ask: SQLite")
+    expect(card.locator("[data-role=wait]")).to_have_text("已回答")
+    expect(card.locator(".ipyask-summary")).to_have_text("SQLite")
+
+    approval = nb.output(0).get_by_role("article", name="删除 build/ 里的 3 个文件？")
+    expect(approval.locator(".ipyask-buttons button")).to_have_text(["拒绝", "始终允许", "Apply"])
+    nb.screenshot("approval")
+    approval.get_by_role("button", name="拒绝").click()
+    expect(results).to_contain_text("approve: Cancel")
+    expect(approval.locator("[data-role=wait]")).to_have_text("已拒绝")
+    expect(approval.locator(".ipyask-summary")).to_have_text("已拒绝 · 智能体收到“Cancel”")
     nb.screenshot("answered")
     assert nb.log.unexpected(*NOTEBOOK_NOISE) == []

@@ -287,6 +287,17 @@ async def test_two_claims_keep_the_timer_off_until_both_leave(svc, agent, clock)
     assert await task == PendingAnswer(call_id="call_1")
 
 
+async def test_a_wait_knows_its_whole_window_as_time_passes(svc, agent, clock) -> None:
+    task = timed(svc, agent, timeout_ms=5000)
+    await drain()
+    wait = svc.live_wait(agent, "call_1")
+    assert wait is not None and wait.window_ms == 5000
+    clock.advance(1500)
+    assert wait.window_ms == 5000  # the whole window, not what is left of it
+    clock.advance(3500)
+    assert await task == PendingAnswer(call_id="call_1")
+
+
 async def test_attaching_to_an_expired_unclaimed_wait_closes_it(svc, agent, clock) -> None:
     task = timed(svc, agent, timeout_ms=1000)
     await drain()

@@ -190,3 +190,14 @@ def test_a_timed_card_shows_a_countdown_bar_that_empties(wpage) -> None:
     wpage.page.wait_for_timeout(400)  # the width eases over a quarter second
     assert _bar_width(wpage, "t1") == pytest.approx(0.5, abs=0.06)
     expect(wpage.card("g").locator("[data-role=timebar]")).to_be_hidden()  # not timed: no bar
+
+
+def test_a_view_opened_late_shows_the_bar_partly_drained(wpage) -> None:
+    """The bar measures the time left against the question's whole window (timeoutMs), not
+    against the first time left this view saw."""
+    wpage.mount(
+        QuestionWidget(cards=[timed("t1", remaining_ms=15_000, timeout_ms=60_000)]), clock=True
+    )
+    expect(wpage.card("t1").locator("[data-role=timebar]")).to_be_visible()
+    assert _bar_width(wpage, "t1") == pytest.approx(0.25, abs=0.02)
+    expect(wpage.card("t1").locator(".ipyask-wait")).to_have_text("Continuing in 15s")

@@ -156,6 +156,20 @@ def test_view_html_cannot_be_injected_through_state() -> None:
             },
             "timed",
         ),
+        (
+            {"key": "k", "questions": [{"id": "a", "question": "?"}], "timeoutMs": 5000},
+            "only a 'timed' card has a timeout",
+        ),
+        (
+            {
+                "key": "k",
+                "callId": "c",
+                "wait": "timed",
+                "questions": [{"id": "a", "question": "?"}],
+                "timeoutMs": 0,
+            },
+            "timeoutMs",
+        ),
         ({"key": "k", "status": "lost", "questions": [{"id": "a", "question": "?"}]}, "status"),
         ({"key": "k", "questions": [{"id": "a", "question": "?"}], "extra": 1}, "extra"),
     ],

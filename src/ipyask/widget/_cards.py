@@ -179,6 +179,10 @@ class Card(WireModel):
     """The settled batch; only on ``answered`` cards (may be absent or empty there)."""
     frame: CountdownFrame | None = None
     """The last countdown frame; only on ``timed`` cards."""
+    timeout_ms: int | None = Field(default=None, ge=1)
+    """The timed question's whole window, the full length of the view's countdown bar (so a view
+    opened late shows the part already gone). Only on ``timed`` cards; without it the bar's
+    length is the longest time left the view has seen."""
     notice: str | None = None
     """Optional plain text shown on the card, e.g. why it expired."""
     held: Literal[True] | None = None
@@ -209,6 +213,8 @@ class Card(WireModel):
             raise ValueError("only a 'timed' card carries a countdown frame")
         if self.held and self.wait != "timed":
             raise ValueError("only a 'timed' card can be held")
+        if self.timeout_ms is not None and self.wait != "timed":
+            raise ValueError("only a 'timed' card has a timeout")
         return self
 
     @property

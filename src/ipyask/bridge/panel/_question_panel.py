@@ -9,6 +9,7 @@ event loop (:mod:`._answer_loop`), and every settlement goes through a thread-sa
 from __future__ import annotations
 
 import asyncio
+import math
 import uuid
 from collections.abc import Awaitable, Mapping
 from typing import Any
@@ -133,11 +134,24 @@ class QuestionPanel(QuestionWidget):
         self.continued.forget(key)
         self._cell_views.adopt(key)
         card = self.set_card(
-            Card(key=key, call_id=request.call_id, wait=wait, questions=request.questions)
+            Card(
+                key=key,
+                call_id=request.call_id,
+                wait=wait,
+                questions=request.questions,
+                timeout_ms=self._window_ms(request),
+            )
         )
         held = HeldRequest(key, request, card)
         self._held[key] = held
         return self._settle(held, next)
+
+    def _window_ms(self, request: AskUserQuestionRequest) -> int | None:
+        """The whole window of a timed request's wait (its card's countdown length)."""
+        if not request.timed or request.agent is None or request.call_id is None:
+            return None
+        wait = self.service.live_wait(request.agent, request.call_id)
+        return None if wait is None else max(1, math.ceil(wait.window_ms))
 
     async def _settle(self, held: HeldRequest, next: Next) -> AskUserQuestionAnswer:
         key = held.key

@@ -40,7 +40,8 @@
  *   a refused tool-approval or form answer: what is wrong per field (`""`: the whole answer)
  * @typedef {{key: string, callId?: string, wait: "none" | "indefinite" | "timed",
  *   questions: Question[], status: "pending" | "continued" | "answered" | "cancelled" | "expired",
- *   answer?: Answer, frame?: {remainingMs: number, seq: number}, notice?: string, held?: boolean,
+ *   answer?: Answer, frame?: {remainingMs: number, seq: number}, timeoutMs?: number, notice?: string,
+ *   held?: boolean,
  *   view: {presentation: Presentation, detailHtml: (string | null)[]}}} Card
  * @typedef {{selected: string[], custom: string, skipped: boolean}} Draft
  * @typedef {{seq: number, deadline: number}} Anchor

@@ -13,6 +13,7 @@
  * answers" button that reveals more, a page at a time.
  */
 
+import { Arrivals } from "./arrival.js";
 import { CardController } from "./card/controller.js";
 import { ICON_CLOSE, h, icon } from "./dom.js";
 import { ImageGates } from "./images.js";
@@ -81,7 +82,8 @@ export class View {
     this.restore = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-restore", hidden: true });
     this.restore.addEventListener("click", () => this.restoreHidden());
     this.inbox = new InboxBar(this);
-    this.root.append(this.banner, this.inbox.el, this.list, this.history, this.restore);
+    this.arrivals = new Arrivals(this);
+    this.root.append(this.banner, this.inbox.el, this.list, this.history, this.restore, this.arrivals.region);
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
     /** @type {WeakMap<Element, string[]>} the keys of the cards each block of titles holds */
@@ -211,6 +213,7 @@ export class View {
       focused.el.focus({ preventScroll: true });
     }
     this.updateRestore(false);
+    this.arrivals.check(live.values()); // last: it may render a card, which syncs again
   }
 
   /**
@@ -421,6 +424,7 @@ export class View {
 
   destroy() {
     this.images.destroy();
+    this.arrivals.destroy();
     this.observer?.disconnect();
     clearInterval(this.timer);
     clearInterval(this.beat);

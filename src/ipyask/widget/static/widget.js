@@ -335,6 +335,7 @@ var STRINGS = {
     showHidden: "Show hidden questions ({count})",
     showEarlier: "Show earlier answers ({count})",
     earlierAnswers: "Earlier answers",
+    newQuestion: "New question: {title}",
     dismissError: "Dismiss the message",
     showImages: "Show images from {host}",
     toolCall: "Tool call",
@@ -427,6 +428,7 @@ var STRINGS = {
     showHidden: "显示已收起的问题（{count}）",
     showEarlier: "显示更早的回答（{count}）",
     earlierAnswers: "更早的回答",
+    newQuestion: "新问题：{title}",
     dismissError: "关闭提示",
     showImages: "显示来自 {host} 的图片",
     toolCall: "工具调用",
@@ -481,6 +483,108 @@ function localized(map, tag) {
   const primary2 = lower.split("-")[0];
   const partial = entries.find(([locale]) => locale.toLowerCase().split(/[-_]/)[0] === primary2);
   return partial ? partial[1] : map.en;
+}
+
+// src/ipyask/widget/js/arrival.js
+var RECENT_KEY_MS = 1500;
+var SETTLE_MS = 3e3;
+var ARRIVAL_GRACE_MS = 800;
+var ELSEWHERE = "dialog, [role=dialog], [role=alertdialog], [role=menu], [role=listbox]";
+var Arrivals = class {
+  /** @param {View} view */
+  constructor(view) {
+    this.view = view;
+    this.known = null;
+    this.lastKeyElsewhere = -Infinity;
+    this.scrolled = null;
+    this.region = h("p", { class: "ipyask-sr", role: "status", "aria-live": "polite", "data-role": "arrivals" });
+    this.onKey = (event) => {
+      const target = event.target;
+      if (!(target instanceof Element) || !target.closest(".ipyask")) this.lastKeyElsewhere = Date.now();
+    };
+    document.addEventListener("keydown", this.onKey, true);
+  }
+  /**
+   * After a whole sync: bring the first newly arrived pending card to the person.
+   * @param {Iterable<import("./types.js").Card>} live the live cards, in the kernel's order
+   */
+  check(live) {
+    const first = this.known === null;
+    const known = this.known ?? /* @__PURE__ */ new Set();
+    const pending = /* @__PURE__ */ new Set();
+    let arrived = null;
+    for (const card of live) {
+      if (card.status !== "pending") continue;
+      pending.add(card.key);
+      if (!first && arrived === null && !known.has(card.key)) arrived = card.key;
+    }
+    this.known = pending;
+    if (arrived !== null && !this.view.disconnected) this.bring(arrived);
+    else this.keepInView();
+  }
+  /**
+   * Cards rendered above the arrived one (blocks of titles coming near the screen while it
+   * scrolls) push it down: scroll it back while the focus is still the arrival's.
+   */
+  keepInView() {
+    const controller = this.scrolled;
+    if (!controller) return;
+    if (!controller.arrivalFocus || Date.now() - (controller.arrivedAt ?? 0) > SETTLE_MS) {
+      this.scrolled = null;
+      return;
+    }
+    if (document.activeElement === controller.el) controller.el.scrollIntoView({ block: "nearest" });
+  }
+  /** @param {string} key */
+  bring(key3) {
+    const controller = this.view.render(key3);
+    if (!controller || controller.hidden || !this.view.root.contains(controller.el)) return;
+    const el = controller.el;
+    if (document.activeElement?.closest(".ipyask article")?.getAttribute("data-key") === key3) return;
+    if (el.isConnected && this.mayMoveFocus()) {
+      controller.arrivalFocus = true;
+      controller.arrivedAt = Date.now();
+      el.dataset.arrived = "";
+      el.focus({ preventScroll: true });
+      if (document.activeElement === el) {
+        controller.countdown.setFocused(true);
+        const reduce = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+        el.scrollIntoView({ block: "nearest", behavior: reduce ? "auto" : "smooth" });
+        this.scrolled = controller;
+        return;
+      }
+      settleArrival(controller);
+    }
+    this.announce(controller);
+  }
+  /** Whether the person is not busy elsewhere (see the module's comment). */
+  mayMoveFocus() {
+    if (Date.now() - this.lastKeyElsewhere < RECENT_KEY_MS) return false;
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement) || active === document.body) return true;
+    if (isEditable(active) || active.closest(ELSEWHERE)) return false;
+    const card = active.closest(".ipyask article");
+    if (!(card instanceof HTMLElement)) return true;
+    const answering = /\bipyask-is-(?:pending|continued)\b/.test(card.className) && !card.hasAttribute("aria-busy");
+    return !answering;
+  }
+  /** @param {CardController} controller */
+  announce(controller) {
+    const title = controller.el.querySelector(".ipyask-title")?.textContent ?? controller.card.questions[0].question;
+    this.region.textContent = fill(this.view.t.newQuestion, { title });
+  }
+  destroy() {
+    document.removeEventListener("keydown", this.onKey, true);
+  }
+};
+function settleArrival(controller) {
+  if (!controller.arrivalFocus) return;
+  controller.arrivalFocus = false;
+  delete controller.el.dataset.arrived;
+  controller.countdown.setFocused(controller.countdown.focused);
+}
+function inArrivalGrace(controller) {
+  return controller.arrivedAt !== null && Date.now() - controller.arrivedAt < ARRIVAL_GRACE_MS;
 }
 
 // src/ipyask/widget/js/images.js
@@ -1979,8 +2083,9 @@ var Countdown = class {
     this.held = "editing";
     this.controller.sendHold();
   }
+  /** Paused while the person's focus is in the card (not the focus the view gave it on arrival). */
   isPaused() {
-    return this.focused && this.controller.view.windowActive && this.held === null;
+    return this.focused && !this.controller.arrivalFocus && this.controller.view.windowActive && this.held === null;
   }
   /** @param {number} now */
   remaining(now) {
@@ -2047,11 +2152,18 @@ var Countdown = class {
       this.controller.t.takeTime
     );
   }
-  /** How much of the countdown bar is left (0–1), or null when the card has no running count. */
+  /**
+   * How much of the countdown bar is left (0–1), or null when the card has no running count: the
+   * time left out of the question's whole window (`timeoutMs`), so a view opened late shows the
+   * part already gone; a card without it (an older kernel) measures against the longest time left
+   * this view has seen.
+   */
   fraction() {
     const remaining = this.remaining(Date.now());
-    if (remaining === null || this.controller.dead || this.span <= 0) return null;
-    return Math.min(1, remaining / this.span);
+    const timeout = this.controller.card.timeoutMs;
+    const total = typeof timeout === "number" && timeout > 0 ? timeout : this.span;
+    if (remaining === null || this.controller.dead || total <= 0) return null;
+    return Math.min(1, remaining / total);
   }
   /** The bar along the card's top edge; the wait line says the same in words. */
   bar() {
@@ -2098,6 +2210,10 @@ var Countdown = class {
 // src/ipyask/widget/js/card/keyboard.js
 function onKeyDown(controller, event) {
   if (event.defaultPrevented || !controller.answerable || controller.busy) return;
+  if (inArrivalGrace(controller) && (event.key === "Enter" || event.key === "Escape")) {
+    event.preventDefault();
+    return;
+  }
   if (controller.presenter.key) {
     controller.presenter.key(controller, event);
     return;
@@ -2186,18 +2302,25 @@ var CardController = class {
     this.rendering = false;
     this.feedback = null;
     this.refusal = null;
+    this.arrivalFocus = false;
+    this.arrivedAt = null;
     this.countdown = new Countdown(this);
     this.shape = "";
     this.questionsJson = "";
     this.el.addEventListener("click", (event) => this.onClick(event));
     this.el.addEventListener("keydown", (event) => onKeyDown(this, event));
+    this.el.addEventListener("keydown", () => settleArrival(this));
+    this.el.addEventListener("pointerdown", () => settleArrival(this));
     this.el.addEventListener("input", (event) => this.presenter.input?.(this, event));
     this.el.addEventListener("focusin", () => this.countdown.setFocused(true));
     this.el.addEventListener("focusout", (event) => {
-      if (!this.rendering) this.countdown.setFocused(this.el.contains(
+      if (this.rendering) return;
+      const inside = this.el.contains(
         /** @type {Node | null} */
         event.relatedTarget
-      ));
+      );
+      if (!inside) setTimeout(() => this.el.contains(document.activeElement) || settleArrival(this), 0);
+      this.countdown.setFocused(inside);
     });
     this.update(card, true);
   }
@@ -2551,7 +2674,8 @@ var View = class {
     this.restore = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-restore", hidden: true });
     this.restore.addEventListener("click", () => this.restoreHidden());
     this.inbox = new InboxBar(this);
-    this.root.append(this.banner, this.inbox.el, this.list, this.history, this.restore);
+    this.arrivals = new Arrivals(this);
+    this.root.append(this.banner, this.inbox.el, this.list, this.history, this.restore, this.arrivals.region);
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
     this.blockKeys = /* @__PURE__ */ new WeakMap();
@@ -2657,6 +2781,7 @@ var View = class {
       focused.el.focus({ preventScroll: true });
     }
     this.updateRestore(false);
+    this.arrivals.check(live.values());
   }
   /**
    * One change whose cards all stay where this view shows them (a rendered live card still live,
@@ -2846,6 +2971,7 @@ var View = class {
   }
   destroy() {
     this.images.destroy();
+    this.arrivals.destroy();
     this.observer?.disconnect();
     clearInterval(this.timer);
     clearInterval(this.beat);

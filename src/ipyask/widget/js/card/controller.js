@@ -5,6 +5,7 @@
  * shows, and what its own controls do, comes from the presentation module for its kind.
  */
 
+import { settleArrival } from "../arrival.js";
 import { h } from "../dom.js";
 import { approval } from "../presentations/approval.js";
 import { generic } from "../presentations/generic.js";
@@ -74,15 +75,25 @@ export class CardController {
     this.feedback = null;
     /** @type {Refusal | null} the kernel's per-field refusal of the last answer sent */
     this.refusal = null;
+    /** the view focused the card when it arrived, and the person has not acted in it yet */
+    this.arrivalFocus = false;
+    /** @type {number | null} when the view last focused the card on its arrival */
+    this.arrivedAt = null;
     this.countdown = new Countdown(this);
     this.shape = "";
     this.questionsJson = "";
     this.el.addEventListener("click", (event) => this.onClick(event));
     this.el.addEventListener("keydown", (event) => onKeyDown(this, event));
+    this.el.addEventListener("keydown", () => settleArrival(this));
+    this.el.addEventListener("pointerdown", () => settleArrival(this));
     this.el.addEventListener("input", (event) => this.presenter.input?.(this, event));
     this.el.addEventListener("focusin", () => this.countdown.setFocused(true));
     this.el.addEventListener("focusout", (event) => {
-      if (!this.rendering) this.countdown.setFocused(this.el.contains(/** @type {Node | null} */ (event.relatedTarget)));
+      if (this.rendering) return;
+      const inside = this.el.contains(/** @type {Node | null} */ (event.relatedTarget));
+      // Later: a sync that moves the card in the list blurs it and gives the focus back.
+      if (!inside) setTimeout(() => this.el.contains(document.activeElement) || settleArrival(this), 0);
+      this.countdown.setFocused(inside);
     });
     this.update(card, true);
   }

@@ -23,7 +23,7 @@ export class Countdown {
     this.timing = { seq: -1, deadline: 0, paused: null };
     /** the wait line last shown, so a tick that changes nothing touches no DOM */
     this.signature = "";
-    /** the longest time left this view has seen: the full length of the countdown bar */
+    /** the longest time left this view has seen: the bar's length when the card has no timeoutMs */
     this.span = 0;
   }
 
@@ -34,8 +34,9 @@ export class Countdown {
     this.controller.sendHold();
   }
 
+  /** Paused while the person's focus is in the card (not the focus the view gave it on arrival). */
   isPaused() {
-    return this.focused && this.controller.view.windowActive && this.held === null;
+    return this.focused && !this.controller.arrivalFocus && this.controller.view.windowActive && this.held === null;
   }
 
   /** @param {number} now */
@@ -109,11 +110,18 @@ export class Countdown {
     );
   }
 
-  /** How much of the countdown bar is left (0–1), or null when the card has no running count. */
+  /**
+   * How much of the countdown bar is left (0–1), or null when the card has no running count: the
+   * time left out of the question's whole window (`timeoutMs`), so a view opened late shows the
+   * part already gone; a card without it (an older kernel) measures against the longest time left
+   * this view has seen.
+   */
   fraction() {
     const remaining = this.remaining(Date.now());
-    if (remaining === null || this.controller.dead || this.span <= 0) return null;
-    return Math.min(1, remaining / this.span);
+    const timeout = this.controller.card.timeoutMs;
+    const total = typeof timeout === "number" && timeout > 0 ? timeout : this.span;
+    if (remaining === null || this.controller.dead || total <= 0) return null;
+    return Math.min(1, remaining / total);
   }
 
   /** The bar along the card's top edge; the wait line says the same in words. */

@@ -2,9 +2,11 @@
 /**
  * The card's keyboard: on an approval, Enter approves and Escape rejects; in the question flow,
  * Enter in the answer field goes on, Enter on an option picks it and goes on (Submit on the last
- * question), arrows move between options and 1–9 pick one. Never while composing text (IME), nor with modifier keys.
+ * question), arrows move between options and 1–9 pick one. Never while composing text (IME), nor with modifier keys,
+ * nor (Enter, Escape) just after the card took the focus on its arrival (arrival.js).
  */
 
+import { inArrivalGrace } from "../arrival.js";
 import { isEditable } from "../dom.js";
 import { answerWith } from "../presentations/approval.js";
 import { enterOnOption, primary, selectOption } from "../presentations/generic-flow.js";
@@ -17,6 +19,10 @@ import { enterOnOption, primary, selectOption } from "../presentations/generic-f
  */
 export function onKeyDown(controller, event) {
   if (event.defaultPrevented || !controller.answerable || controller.busy) return;
+  if (inArrivalGrace(controller) && (event.key === "Enter" || event.key === "Escape")) {
+    event.preventDefault(); // a key already on its way when the card took the focus
+    return;
+  }
   if (controller.presenter.key) {
     controller.presenter.key(controller, event);
     return;
