@@ -39,6 +39,7 @@ __all__ = [
     "CountdownFrame",
     "FormPresentation",
     "GenericPresentation",
+    "NoticeCode",
     "PlanReviewPresentation",
     "Presentation",
     "ToolApprovalPresentation",
@@ -52,6 +53,22 @@ WaitKind = Literal["none", "indefinite", "timed"]
 
 CardStatus = Literal["pending", "continued", "answered", "cancelled", "expired"]
 """``pending`` and ``continued`` cards are answerable; the others are read-only."""
+
+NoticeCode = Literal[
+    "you-cancelled",
+    "agent-stopped",
+    "time-ran-out",
+    "closed-unanswered",
+    "cancelled",
+    "reply-queued",
+    "late-reply-impossible",
+    "no-longer-answerable",
+    "asked-earlier",
+    "settled-elsewhere",
+    "not-in-store",
+    "nobody-could-answer",
+]
+"""The notices the kernel sets on cards; a view shows each in its own language."""
 
 
 class CountdownFrame(WireModel):
@@ -184,7 +201,12 @@ class Card(WireModel):
     opened late shows the part already gone). Only on ``timed`` cards; without it the bar's
     length is the longest time left the view has seen."""
     notice: str | None = None
-    """Optional plain text shown on the card, e.g. why it expired."""
+    """Optional plain text shown on the card, e.g. why it expired (English when coded)."""
+    notice_code: NoticeCode | None = None
+    """What ``notice`` says, as a code a view shows in its own language (``notice`` is the
+    text for a view that does not know the code)."""
+    notice_params: dict[str, str] | None = None
+    """The values a coded notice's text names (``process`` for ``asked-earlier``)."""
     held: Literal[True] | None = None
     """The person holds this timed card (Take time, or started answering in some view): every
     view waits for them instead of counting down. Only on ``timed`` cards."""
@@ -215,6 +237,10 @@ class Card(WireModel):
             raise ValueError("only a 'timed' card can be held")
         if self.timeout_ms is not None and self.wait != "timed":
             raise ValueError("only a 'timed' card has a timeout")
+        if self.notice_code is not None and self.notice is None:
+            raise ValueError("a card with a notice code carries its notice text too")
+        if self.notice_params is not None and self.notice_code is None:
+            raise ValueError("only a card with a notice code has notice params")
         return self
 
     @property

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from .._clock import Clock, LoopClock
 from ._card_store import CardStore
-from ._cards import Card, CardStatus, CountdownFrame
+from ._cards import Card, CardStatus, CountdownFrame, NoticeCode
 from ._kernel_state import KernelOwnedLayout, refuse_view_state
 from ._protocol import (
     KERNEL_MESSAGE,
@@ -259,9 +259,17 @@ class QuestionWidget(anywidget.AnyWidget):
         answer: AskUserQuestionAnswer | Mapping[str, Any] | None = _UNSET,
         frame: CountdownFrame | Mapping[str, Any] | None = _UNSET,
         notice: str | None = _UNSET,
+        notice_code: NoticeCode | None = _UNSET,
+        notice_params: Mapping[str, str] | None = _UNSET,
         held: bool | None = _UNSET,
     ) -> Card:
-        """Change some fields of the card with ``key`` (validated); returns the new card."""
+        """Change some fields of the card with ``key`` (validated); returns the new card.
+
+        A new ``notice`` without a ``notice_code`` clears the card's code and params (they
+        described the old notice).
+        """
+        if notice is not _UNSET and notice_code is _UNSET:
+            notice_code = notice_params = None
         changes = {
             name: value
             for name, value in (
@@ -269,6 +277,8 @@ class QuestionWidget(anywidget.AnyWidget):
                 ("answer", answer),
                 ("frame", frame),
                 ("notice", notice),
+                ("notice_code", notice_code),
+                ("notice_params", notice_params),
                 ("held", _UNSET if held is _UNSET else (held or None)),
             )
             if value is not _UNSET

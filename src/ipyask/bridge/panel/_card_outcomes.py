@@ -7,18 +7,13 @@ from typing import Literal
 
 from ..._vocabulary import AskUserQuestionAnswer
 from ...widget import QuestionWidget
+from ._texts import RECORD_WORDS, Notice, RecordWord, language_of
 from ._transcript import record
 
 __all__ = ["CardOutcomes", "Outcome"]
 
 Outcome = Literal["answered", "cancelled", "expired"]
 """The final status of a card."""
-
-_TITLES: dict[Outcome, str] = {
-    "answered": "Answered",
-    "cancelled": "Cancelled",
-    "expired": "Expired",
-}
 
 
 class CardOutcomes:
@@ -35,19 +30,31 @@ class CardOutcomes:
         self,
         key: str,
         status: Outcome,
-        notice: str | None = None,
+        notice: Notice | None = None,
         answer: AskUserQuestionAnswer | None = None,
         *,
         late: bool = False,
     ) -> None:
         """Give card ``key`` its final ``status`` and record it (nothing if the card is gone).
 
-        ``late``: the answer came after the agent went on without it (a continued card).
+        ``late``: the answer came after the agent went on without it (a continued card). The
+        card carries ``notice`` as its code (and English text); the record is written in the
+        widget's language.
         """
         try:
-            card = self._widget.update_card(key, status=status, notice=notice, answer=answer)
+            card = self._widget.update_card(
+                key,
+                status=status,
+                notice=None if notice is None else notice.text(),
+                notice_code=None if notice is None else notice.code,
+                notice_params=dict(notice.params) if notice and notice.params else None,
+                answer=answer,
+            )
         except KeyError:
             return
-        title = "Answered late" if late and status == "answered" else _TITLES[status]
-        why = None if status == "answered" else notice  # an answer speaks for itself
-        self._write_record(key, record(card.questions, title, answer, why))
+        language = language_of(self._widget.language)
+        word: RecordWord = "answered-late" if late and status == "answered" else status
+        # An answer speaks for itself.
+        why = None if status == "answered" or notice is None else notice.text(language)
+        title = RECORD_WORDS[language][word]
+        self._write_record(key, record(card.questions, title, answer, why, language=language))

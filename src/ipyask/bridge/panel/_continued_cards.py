@@ -18,14 +18,12 @@ from ...widget import QuestionWidget
 from ._answer_loop import AnswerLoop
 from ._card_outcomes import CardOutcomes
 from ._held_request import HeldRequest
+from ._texts import NOTICES, Notice
 
 __all__ = ["NOT_TRACKED", "ContinuedCards"]
 
-NOT_TRACKED = (
-    "The agent went on without an answer and cannot take a late one, so this answer was not "
-    "delivered."
-)
-REPLY_QUEUED = "Answer sent: the agent reads it at its next step."
+NOT_TRACKED = NOTICES["en"]["late-reply-impossible"]
+"""What an expired card that cannot take a late reply says (in English)."""
 
 
 class ContinuedCards:
@@ -61,7 +59,7 @@ class ContinuedCards:
         """The foreground wait ended unanswered: continue the card, or expire it if untracked."""
         agent, call_id = held.agent, held.call_id
         if agent is None or call_id is None or not self._tracked(agent, call_id):
-            self._outcomes.mark(held.key, "expired", NOT_TRACKED)
+            self._outcomes.mark(held.key, "expired", Notice("late-reply-impossible"))
             return
         self._widget.update_card(held.key, status="continued", frame=None)
         self._cards[held.key] = (agent, call_id)
@@ -83,7 +81,8 @@ class ContinuedCards:
         if not self._service.answer(agent, call_id, answer):
             self.refresh()
             return False
-        self._widget.update_card(key, notice=REPLY_QUEUED)
+        queued = Notice("reply-queued")
+        self._widget.update_card(key, notice=queued.text(), notice_code=queued.code)
         return True
 
     def refresh(self) -> None:
@@ -98,7 +97,7 @@ class ContinuedCards:
                 self._outcomes.mark(key, "answered", answer=answer, late=True)
             elif not active:
                 del self._cards[key]
-                self._outcomes.mark(key, "expired", "This question can no longer be answered.")
+                self._outcomes.mark(key, "expired", Notice("no-longer-answerable"))
 
     # SessionListener: sessions may be written from the agent's thread.
     def event_appended(self, session: Session, event: SessionEvent) -> None:

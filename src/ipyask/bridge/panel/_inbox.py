@@ -25,16 +25,16 @@ from ...widget import Card, CardSource, QuestionWidget
 from ._answer_loop import call_on
 from ._card_outcomes import CardOutcomes
 from ._held_request import PassOn
+from ._texts import NOTICES, Notice, cancelled_notice
 
 __all__ = ["ASKED_EARLIER", "SETTLED_ELSEWHERE", "InboxCards", "process_ended"]
 
 log = logging.getLogger("ipyask")
 
-ASKED_EARLIER = (
-    "Asked before a restart: the process that asked ({process}) has ended. Your answer is "
-    "kept; the agent gets it when it asks this question again."
-)
-SETTLED_ELSEWHERE = "Settled in another view or process."
+ASKED_EARLIER = NOTICES["en"]["asked-earlier"]
+"""What the card of a question asked by a process that has ended says (in English)."""
+SETTLED_ELSEWHERE = NOTICES["en"]["settled-elsewhere"]
+"""What a card answered in another view or process says (in English)."""
 
 
 def process_ended(origin: str | None) -> bool:
@@ -71,12 +71,15 @@ def _source(record: QuestionRecord) -> CardSource:
 
 def _card(record: QuestionRecord) -> Card:
     source = _source(record)
+    earlier = Notice("asked-earlier", {"process": record.origin or ""}) if source.earlier else None
     return Card(
         key=record.id,
         call_id=record.call_id,
         wait="indefinite",
         questions=[AskUserQuestionItem.model_validate(q) for q in record.questions],
-        notice=ASKED_EARLIER.format(process=record.origin) if source.earlier else None,
+        notice=None if earlier is None else earlier.text(),
+        notice_code=None if earlier is None else earlier.code,
+        notice_params=None if earlier is None else dict(earlier.params),
         source=source,
     )
 
@@ -188,19 +191,21 @@ class InboxCards:
         for key in gone:
             settled = self.store.question(key)
             terminal = settled.terminal if settled is not None else None
-            self._mark(key, terminal, SETTLED_ELSEWHERE)
+            self._mark(key, terminal)
 
-    def _mark(self, key: str, terminal: Terminal | None, notice: str | None) -> None:
+    def _mark(self, key: str, terminal: Terminal | None) -> None:
         if terminal is None:
-            self._outcomes.mark(key, "expired", "This question is no longer in the store.")
+            self._outcomes.mark(key, "expired", Notice("not-in-store"))
         elif terminal.outcome == "answered" and terminal.answer is not None:
             answer = AskUserQuestionAnswer.model_validate(terminal.answer)
-            self._outcomes.mark(key, "answered", notice, answer)
+            self._outcomes.mark(key, "answered", Notice("settled-elsewhere"), answer)
         elif terminal.outcome == "cancelled":
-            message = terminal.error.message if terminal.error is not None else None
-            self._outcomes.mark(key, "cancelled", message or "The question was cancelled.")
+            # The store keeps what the agent was told; the card says it in the person's words.
+            error = terminal.error
+            notice = Notice("cancelled") if error is None else cancelled_notice(error.code)
+            self._outcomes.mark(key, "cancelled", notice)
         else:
-            self._outcomes.mark(key, "expired", "Nobody could answer this question.")
+            self._outcomes.mark(key, "expired", Notice("nobody-could-answer"))
 
     def answer(self, key: str, answer: AskUserQuestionAnswer) -> ClaimResult:
         """Claim card ``key``'s question with ``answer``; the first claim anywhere wins.
@@ -219,7 +224,7 @@ class InboxCards:
                 self._outcomes.mark(key, "answered", answer=answer)
             else:
                 terminal = Terminal(outcome=result.outcome or "answered", answer=result.answer)
-                self._mark(key, terminal, SETTLED_ELSEWHERE)
+                self._mark(key, terminal)
         return result
 
     # -- asks of this process -----------------------------------------------------------------

@@ -29,6 +29,7 @@ from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import PASS_ON, HeldRequest, PassOn
 from ._inbox import InboxCards
+from ._texts import Notice, cancelled_notice
 from ._transcript import Transcript, display_with_transcript
 from ._view_dispatch import ViewMessageDispatcher
 
@@ -36,18 +37,6 @@ __all__ = ["HEARTBEAT_TIMEOUT_MS", "QuestionPanel"]
 
 HEARTBEAT_TIMEOUT_MS = 15_000
 """A view that sent no heartbeat for this long has gone: its claims are released."""
-
-
-_CANCELLED_NOTICES = {
-    "ASK_CANCELLED": "You cancelled this question; the agent was told.",
-    "ASK_ABORTED": "The agent stopped waiting for this question.",
-    "ASK_TIMED_OUT": "The agent stopped waiting: the time for this question ran out.",
-}
-"""What a cancelled card says, in plain words, for the codes a person meets."""
-
-
-def _cancelled_notice(error: UserQuestionError) -> str:
-    return _CANCELLED_NOTICES.get(error.code, "The question was closed before it was answered.")
 
 
 class QuestionPanel(QuestionWidget):
@@ -164,7 +153,7 @@ class QuestionPanel(QuestionWidget):
             elif isinstance(error, UserQuestionError) and error.code == "ASK_TIMED_OUT":
                 self.continued.after_timeout(held)
             elif isinstance(error, UserQuestionError):
-                self._outcomes.mark(key, "cancelled", _cancelled_notice(error))
+                self._outcomes.mark(key, "cancelled", cancelled_notice(error.code))
             raise
         finally:
             self.claims.release(key)
@@ -188,9 +177,7 @@ class QuestionPanel(QuestionWidget):
         if isinstance(reason, UserQuestionError) and reason.code == "ASK_TIMED_OUT":
             self.continued.after_timeout(held)
         elif not self._closed:
-            self._outcomes.mark(
-                held.key, "cancelled", "The agent stopped waiting for this question."
-            )
+            self._outcomes.mark(held.key, "cancelled", Notice("agent-stopped"))
 
     # -- cell views --------------------------------------------------------------------------
     def cell_view(self) -> CellView:

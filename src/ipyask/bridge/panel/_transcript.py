@@ -17,6 +17,7 @@ from ..._vocabulary import (
     ToolApprovalIntent,
 )
 from ...widget import QuestionWidget
+from ._texts import RECORD_WORDS, Language, RecordWord, fill
 
 __all__ = [
     "TRANSCRIPT_CHARS_PER_MS",
@@ -36,13 +37,13 @@ def escape_markdown(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", text).replace("\n", "  \n  ")
 
 
-def _marked(question: AskUserQuestionItem, selected: list[str]) -> str | None:
+def _marked(question: AskUserQuestionItem, selected: list[str]) -> RecordWord | None:
     """What a decision-card answer means, in plain words, when it is a no (else ``None``)."""
     intent = question.intent
     if isinstance(intent, (ApprovalIntent, ToolApprovalIntent)):
         return "rejected" if intent.reject is not None and intent.reject in selected else None
     if isinstance(intent, PlanReviewIntent):
-        return "not approved" if selected and intent.approve not in selected else None
+        return "not-approved" if selected and intent.approve not in selected else None
     if isinstance(intent, FormIntent):
         if intent.decline is not None and intent.decline in selected:
             return "declined"
@@ -51,23 +52,29 @@ def _marked(question: AskUserQuestionItem, selected: list[str]) -> str | None:
     return None
 
 
-def _values(question: AskUserQuestionItem, answer: AskUserQuestionAnswer) -> str:
+def _values(
+    question: AskUserQuestionItem, answer: AskUserQuestionAnswer, words: dict[RecordWord, str]
+) -> str:
     item = next((a for a in answer.answers if a.id == question.id), None)
     if item is None:
-        return "*no answer*"
+        return f"*{words['no-answer']}*"
     values = [f"**{escape_markdown(label)}**" for label in item.selected]
     if item.custom is not None and item.custom.strip():
-        values.append(f"“{escape_markdown(item.custom)}”")
-    text = ", ".join(values) if values else "*skipped*"
+        values.append(fill(words["quoted"], {"text": escape_markdown(item.custom)}))
+    text = ", ".join(values) if values else f"*{words['skipped']}*"
     marked = _marked(question, item.selected)
-    return f"{text} ({marked})" if marked else text
+    return fill(words["marked"], {"values": text, "mark": words[marked]}) if marked else text
 
 
-def _question(question: AskUserQuestionItem, answer: AskUserQuestionAnswer | None) -> str:
+def _question(
+    question: AskUserQuestionItem,
+    answer: AskUserQuestionAnswer | None,
+    words: dict[RecordWord, str],
+) -> str:
     text = escape_markdown(question.question)
     if question.header:
         text = f"{escape_markdown(question.header)} — {text}"
-    return text + (f" → {_values(question, answer)}" if answer is not None else "")
+    return text + (f" → {_values(question, answer, words)}" if answer is not None else "")
 
 
 def record(
@@ -75,19 +82,23 @@ def record(
     outcome: str,
     answer: AskUserQuestionAnswer | None = None,
     notice: str | None = None,
+    *,
+    language: Language = "en",
 ) -> str:
     """One settled card as compact Markdown: the outcome, then each question with its answer.
 
     A card of one question is one line (``**Answered**: Deploy? → **Yes**``); a longer card
     puts each question on its own line. A no to a decision card is marked in plain words
     (``(rejected)``); ``notice``, why a card closed unanswered, ends the record. No internal id
-    is shown.
+    is shown. ``outcome`` and ``notice`` come written; the record's own words are in
+    ``language``.
     """
+    words = RECORD_WORDS[language]
     title = f"**{escape_markdown(outcome)}**"
     why = f" — {escape_markdown(notice)}" if notice else ""
-    lines = [_question(question, answer) for question in questions]
+    lines = [_question(question, answer, words) for question in questions]
     if len(lines) == 1:
-        return f"{title}: {lines[0]}{why}"
+        return fill(words["title"], {"title": title, "line": lines[0]}) + why
     return "\n".join([title + why, *(f"- {line}" for line in lines)])
 
 

@@ -202,6 +202,54 @@ export function fill(template, values) {
 }
 
 /**
+ * The notices the kernel sets on cards, by their `noticeCode` (the kernel's own table of them,
+ * `bridge/panel/_texts.py`, says the same).
+ * @type {Record<"en" | "zh", Record<string, string>>}
+ */
+export const NOTICES = {
+  en: {
+    "you-cancelled": "You cancelled this question; the agent was told.",
+    "agent-stopped": "The agent stopped waiting for this question.",
+    "time-ran-out": "The agent stopped waiting: the time for this question ran out.",
+    "closed-unanswered": "The question was closed before it was answered.",
+    "cancelled": "The question was cancelled.",
+    "reply-queued": "Answer sent: the agent reads it at its next step.",
+    "late-reply-impossible": "The agent went on without an answer and cannot take a late one, so this answer was not delivered.",
+    "no-longer-answerable": "This question can no longer be answered.",
+    "asked-earlier": "Asked before a restart: the process that asked ({process}) has ended. Your answer is kept; the agent gets it when it asks this question again.",
+    "settled-elsewhere": "Settled in another view or process.",
+    "not-in-store": "This question is no longer in the store.",
+    "nobody-could-answer": "Nobody could answer this question.",
+  },
+  zh: {
+    "you-cancelled": "你取消了这个问题，智能体已得知。",
+    "agent-stopped": "智能体不再等待这个问题的回答。",
+    "time-ran-out": "智能体不再等待：这个问题的回答时间已到。",
+    "closed-unanswered": "这个问题在回答之前已关闭。",
+    "cancelled": "这个问题已取消。",
+    "reply-queued": "回答已发送：智能体会在下一步读到它。",
+    "late-reply-impossible": "智能体没等到回答就继续工作了，且无法接收迟到的回答，所以这个回答没有送达。",
+    "no-longer-answerable": "这个问题已无法回答。",
+    "asked-earlier": "重启之前提出的问题：提出它的进程（{process}）已结束。你的回答会被保存，智能体再次提出这个问题时会收到它。",
+    "settled-elsewhere": "已在另一个视图或进程中处理。",
+    "not-in-store": "这个问题已不在存储中。",
+    "nobody-could-answer": "没有人能回答这个问题。",
+  },
+};
+
+/**
+ * What a card's notice says in `lang`: the text of its code, filled from its params, else the
+ * kernel's own `notice` (an unknown code, or a notice without one).
+ * @param {{notice?: string, noticeCode?: string, noticeParams?: Record<string, string>}} card
+ * @param {"en" | "zh"} lang
+ */
+export function noticeText(card, lang) {
+  const code = card.noticeCode;
+  const known = code !== undefined && Object.hasOwn(NOTICES[lang], code);
+  return known ? fill(NOTICES[lang][code], card.noticeParams ?? {}) : card.notice;
+}
+
+/**
  * Pick a localized text: exact tag, then the primary subtag, then `en`.
  * @param {Record<string, string> | undefined} map
  * @param {string} tag

@@ -2,6 +2,7 @@
 /** The parts every presentation builds from: the header with its wait line, notice, feedback, buttons. */
 
 import { ICON_CHEVRON, ICON_CLOSE, h, icon } from "../dom.js";
+import { noticeText } from "../strings.js";
 
 /** @import { CardController } from "./controller.js" */
 
@@ -57,7 +58,7 @@ export function header(controller, parts) {
 
 /** @param {CardController} controller */
 export function notice(controller) {
-  const text = controller.dead ? controller.t.kernelGone : controller.card.notice;
+  const text = controller.dead ? controller.t.kernelGone : noticeText(controller.card, controller.view.lang);
   return text ? h("p", { class: "ipyask-notice" }, text) : null;
 }
 

@@ -1,0 +1,168 @@
+"""Every text the kernel writes for a person to read, in English and Chinese.
+
+Card notices travel as a code (``Card.notice_code``) that each view shows from its own strings
+(``widget/js/strings.js`` holds the same notices), so a view in another language, or a language
+changed later, shows them in its language; the English text rides along for views that do not
+know the code. The kernel cannot choose for the views: a panel's ``language`` may be ``""``,
+"the page's language", which only the page knows. Transcript records are plain Markdown in the
+notebook that nothing renders again, so they are written once, in the panel's language when the
+record is made.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ...widget import NoticeCode
+
+__all__ = [
+    "NOTICES",
+    "RECORD_WORDS",
+    "Language",
+    "Notice",
+    "RecordWord",
+    "cancelled_notice",
+    "fill",
+    "language_of",
+]
+
+Language = Literal["en", "zh"]
+"""The languages ipyask's texts are written in."""
+
+RecordWord = Literal[
+    "answered",
+    "answered-late",
+    "cancelled",
+    "expired",
+    "rejected",
+    "not-approved",
+    "declined",
+    "dismissed",
+    "no-answer",
+    "skipped",
+    "title",
+    "marked",
+    "quoted",
+]
+"""The words and patterns of a transcript record."""
+
+NOTICES: dict[Language, dict[NoticeCode, str]] = {
+    "en": {
+        "you-cancelled": "You cancelled this question; the agent was told.",
+        "agent-stopped": "The agent stopped waiting for this question.",
+        "time-ran-out": "The agent stopped waiting: the time for this question ran out.",
+        "closed-unanswered": "The question was closed before it was answered.",
+        "cancelled": "The question was cancelled.",
+        "reply-queued": "Answer sent: the agent reads it at its next step.",
+        "late-reply-impossible": (
+            "The agent went on without an answer and cannot take a late one, so this answer "
+            "was not delivered."
+        ),
+        "no-longer-answerable": "This question can no longer be answered.",
+        "asked-earlier": (
+            "Asked before a restart: the process that asked ({process}) has ended. Your answer "
+            "is kept; the agent gets it when it asks this question again."
+        ),
+        "settled-elsewhere": "Settled in another view or process.",
+        "not-in-store": "This question is no longer in the store.",
+        "nobody-could-answer": "Nobody could answer this question.",
+    },
+    "zh": {
+        "you-cancelled": "你取消了这个问题，智能体已得知。",
+        "agent-stopped": "智能体不再等待这个问题的回答。",
+        "time-ran-out": "智能体不再等待：这个问题的回答时间已到。",
+        "closed-unanswered": "这个问题在回答之前已关闭。",
+        "cancelled": "这个问题已取消。",
+        "reply-queued": "回答已发送：智能体会在下一步读到它。",
+        "late-reply-impossible": (
+            "智能体没等到回答就继续工作了，且无法接收迟到的回答，所以这个回答没有送达。"
+        ),
+        "no-longer-answerable": "这个问题已无法回答。",
+        "asked-earlier": (
+            "重启之前提出的问题：提出它的进程（{process}）已结束。你的回答会被保存，"
+            "智能体再次提出这个问题时会收到它。"
+        ),
+        "settled-elsewhere": "已在另一个视图或进程中处理。",
+        "not-in-store": "这个问题已不在存储中。",
+        "nobody-could-answer": "没有人能回答这个问题。",
+    },
+}
+"""Each card notice per language; ``{name}`` is filled from the card's notice params."""
+
+RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
+    "en": {
+        "answered": "Answered",
+        "answered-late": "Answered late",
+        "cancelled": "Cancelled",
+        "expired": "Expired",
+        "rejected": "rejected",
+        "not-approved": "not approved",
+        "declined": "declined",
+        "dismissed": "dismissed",
+        "no-answer": "no answer",
+        "skipped": "skipped",
+        "title": "{title}: {line}",
+        "marked": "{values} ({mark})",
+        "quoted": "“{text}”",
+    },
+    "zh": {
+        "answered": "已回答",
+        "answered-late": "已迟到回答",
+        "cancelled": "已取消",
+        "expired": "已失效",
+        "rejected": "已拒绝",
+        "not-approved": "未批准",
+        "declined": "已谢绝",
+        "dismissed": "已关闭",
+        "no-answer": "未回答",
+        "skipped": "已跳过",
+        "title": "{title}：{line}",
+        "marked": "{values}（{mark}）",
+        "quoted": "“{text}”",
+    },
+}
+"""The words of a transcript record per language (``title``, ``marked`` and ``quoted`` are
+patterns: Chinese takes full-width punctuation)."""
+
+_ZH = re.compile(r"^zh(?:$|[-_])", re.IGNORECASE)
+_NAME = re.compile(r"\{(\w+)\}")
+
+
+def language_of(tag: str) -> Language:
+    """The language of texts for a language tag, as the views choose it (``zh*``: Chinese;
+    anything else, ``""`` included, English)."""
+    return "zh" if _ZH.match(tag) else "en"
+
+
+def fill(template: str, values: Mapping[str, str]) -> str:
+    """``template`` with each ``{name}`` replaced by its value (``""`` when it has none), as the
+    views fill their strings."""
+    return _NAME.sub(lambda match: values.get(match.group(1), ""), template)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A card notice: its code and the values its text names."""
+
+    code: NoticeCode
+    params: Mapping[str, str] = field(default_factory=dict)
+
+    def text(self, language: Language = "en") -> str:
+        """The notice in ``language``."""
+        return fill(NOTICES[language][self.code], self.params)
+
+
+_CANCELLED: dict[str, NoticeCode] = {
+    "ASK_CANCELLED": "you-cancelled",
+    "ASK_ABORTED": "agent-stopped",
+    "ASK_TIMED_OUT": "time-ran-out",
+}
+
+
+def cancelled_notice(error_code: str) -> Notice:
+    """What a card cancelled with ``error_code`` says, in plain words, for the codes a person
+    meets."""
+    return Notice(_CANCELLED.get(error_code, "closed-unanswered"))
