@@ -1,0 +1,68 @@
+"""The kernel's card notices in Chromium: a coded notice is shown in the view's language."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from ipyask.widget import QuestionWidget
+
+from .widget_cardkit import generic
+
+pytestmark = pytest.mark.browser
+
+YOU_CANCELLED = "You cancelled this question; the agent was told."
+
+
+def _cancelled(key: str = "c1"):
+    return generic(key, status="cancelled", notice=YOU_CANCELLED, notice_code="you-cancelled")
+
+
+def test_a_coded_notice_follows_the_views_language(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[_cancelled()]))
+    notice = wpage.card("c1").locator(".ipyask-notice")
+    expect(notice).to_have_text(YOU_CANCELLED)
+    wpage.set_language("zh")
+    expect(notice).to_have_text("你取消了这个问题，智能体已得知。")
+    wpage.set_language("en")
+    expect(notice).to_have_text(YOU_CANCELLED)
+    assert wpage.errors == []
+
+
+def test_a_chinese_page_shows_a_coded_notice_in_chinese_with_its_params(wpage) -> None:
+    earlier = generic(
+        "e1",
+        notice="Asked before a restart: …",
+        notice_code="asked-earlier",
+        notice_params={"process": "box:4242"},
+    )
+    # The panel's language is "" (the page's): only the view can choose Chinese here.
+    wpage.mount(QuestionWidget(cards=[_cancelled(), earlier]), doc_lang="zh-CN")
+    expect(wpage.card("c1").locator(".ipyask-notice")).to_have_text(
+        "你取消了这个问题，智能体已得知。"
+    )
+    expect(wpage.card("e1").locator(".ipyask-notice")).to_have_text(
+        "重启之前提出的问题：提出它的进程（box:4242）已结束。你的回答会被保存，"
+        "智能体再次提出这个问题时会收到它。"
+    )
+
+
+def test_an_unknown_code_shows_the_kernels_notice(wpage) -> None:
+    widget = QuestionWidget(cards=[_cancelled()], language="zh")
+    wpage.mount(widget)
+    wire = generic("n1", status="expired", notice="Something new happened.").to_wire()
+    wire["noticeCode"] = "something-new"  # a code from a newer kernel
+    wpage.emit(
+        {
+            "kind": "cards",
+            "protocolVersion": 2,
+            "rev": widget.store.rev + 1,
+            "upsert": [wire],
+            "remove": [],
+        }
+    )
+    expect(wpage.card("n1").locator(".ipyask-notice")).to_have_text("Something new happened.")
+    expect(wpage.card("c1").locator(".ipyask-notice")).to_have_text(
+        "你取消了这个问题，智能体已得知。"
+    )
+    assert wpage.errors == []
