@@ -3,9 +3,10 @@
 Inside: the panel (``_question_panel``), the requests it holds (``_held_request``), the loop it
 answers on (``_answer_loop``), view-message dispatch (``_view_dispatch``) with its answer checks
 (``_answer_checks``), continued cards (``_continued_cards``), claims of timed questions
-(``_claims``), the views of only the cards one cell asked (``_cell_views``), and the Markdown
-transcript with each card's outcome (``_transcript``, ``_card_outcomes``). It knows nothing of
-how a cell waits (:mod:`ipyask.bridge.cell_wait`).
+(``_claims``), the views of only the cards one cell asked (``_cell_views``), the Markdown
+transcript with each card's outcome (``_transcript``, ``_card_outcomes``), and every text the
+kernel writes for a person, in each language (``_texts``). It knows nothing of how a cell waits
+(:mod:`ipyask.bridge.cell_wait`).
 """
 
 from ._cell_views import CellView
