@@ -66,3 +66,23 @@ def test_an_unknown_code_shows_the_kernels_notice(wpage) -> None:
         "你取消了这个问题，智能体已得知。"
     )
     assert wpage.errors == []
+
+
+def _refuse(wpage, code: str, message: str) -> None:
+    wpage.emit(
+        {"kind": "error", "protocolVersion": 2, "code": code, "message": message, "key": "g1"}
+    )
+
+
+def test_a_refusal_a_person_meets_is_said_in_the_views_language(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[generic("g1")], language="zh"))
+    feedback = wpage.card("g1").get_by_role("status")
+    _refuse(wpage, "ALREADY_ANSWERED", "this question was already answered")
+    expect(feedback).to_have_text("这个问题已在这里或另一个视图中回答过了。")
+    wpage.set_language("en")
+    _refuse(wpage, "ALREADY_ANSWERED", "this question was already answered")
+    expect(feedback).to_have_text("This question was already answered, here or in another view.")
+    # A refusal whose detail only the kernel knows keeps the kernel's words.
+    _refuse(wpage, "BAD_ANSWER", "'Zig' is not an option of question q1")
+    expect(feedback).to_have_text("'Zig' is not an option of question q1")
+    assert wpage.errors == []

@@ -12,6 +12,7 @@
  */
 
 import { PROTOCOL_VERSION, isCard, isLive, parsePage, parseState } from "./protocol.js";
+import { errorText } from "./strings.js";
 
 /**
  * @import { Anchor, Card, CardChange, CardState, Model, Refusal } from "./types.js"
@@ -191,7 +192,7 @@ export class Hub {
       const refusal = refusalOf(message);
       for (const view of this.views) {
         if (typeof viewId === "string" && viewId !== view.id) continue;
-        view.onError(typeof key === "string" ? key : null, message.message, refusal);
+        view.onError(typeof key === "string" ? key : null, errorText(code, message.message, view.lang), refusal);
       }
     }
   }

@@ -238,6 +238,45 @@ export const NOTICES = {
 };
 
 /**
+ * What a view says, in its own words, for the refusals a person meets that need no detail from
+ * the kernel, by the error's `code`. Any other code shows the kernel's `message`.
+ * @type {Record<"en" | "zh", Record<string, string>>}
+ */
+export const ERRORS = {
+  en: {
+    ALREADY_ANSWERED: "This question was already answered, here or in another view.",
+    NOT_PENDING: "This question is already settled.",
+    NOT_ANSWERABLE: "This question can no longer be answered.",
+    UNKNOWN_CARD: "The kernel no longer knows this question.",
+    REPLY_QUEUED: "An answer to this question already waits for the agent's next step.",
+    CALLER_NOT_LIVE: "The agent that asked has ended, so it cannot take this answer.",
+    DELEGATED_CALLER: "Another agent now runs the agent that asked, so it cannot take this answer here.",
+    HELD: "You are taking time: the question waits for your answer.",
+  },
+  zh: {
+    ALREADY_ANSWERED: "这个问题已在这里或另一个视图中回答过了。",
+    NOT_PENDING: "这个问题已经结束。",
+    NOT_ANSWERABLE: "这个问题已无法回答。",
+    UNKNOWN_CARD: "内核已不认识这个问题。",
+    REPLY_QUEUED: "这个问题已有一个回答在等待智能体的下一步。",
+    CALLER_NOT_LIVE: "提问的智能体已结束，无法接收这个回答。",
+    DELEGATED_CALLER: "提问的智能体现由另一个智能体管理，这里无法把回答交给它。",
+    HELD: "你正在慢慢回答：这个问题会等你。",
+  },
+};
+
+/**
+ * What a view shows for a kernel `error` in `lang`: its own words for a code it knows, else the
+ * kernel's message.
+ * @param {string} code
+ * @param {string} message
+ * @param {"en" | "zh"} lang
+ */
+export function errorText(code, message, lang) {
+  return Object.hasOwn(ERRORS[lang], code) ? ERRORS[lang][code] : message;
+}
+
+/**
  * What a card's notice says in `lang`: the text of its code, filled from its params, else the
  * kernel's own `notice` (an unknown code, or a notice without one).
  * @param {{notice?: string, noticeCode?: string, noticeParams?: Record<string, string>}} card

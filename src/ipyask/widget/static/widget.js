@@ -51,237 +51,6 @@ function isCard(value) {
   return typeof card.key === "string" && Array.isArray(card.questions) && card.questions.length > 0 && card.view !== null && typeof card.view === "object" && Array.isArray(card.view.detailHtml) && typeof card.view.presentation?.kind === "string";
 }
 
-// src/ipyask/widget/js/hub.js
-var pageName = (index) => `history_${index}`;
-var Hub = class {
-  /** @param {Model} model */
-  constructor(model) {
-    this.model = model;
-    this.frames = /* @__PURE__ */ new Map();
-    this.views = /* @__PURE__ */ new Set();
-    this.state = parseState(model.get("cards"));
-    this.pages = [];
-    this.changes = [];
-    this.merged = null;
-    this.historyList = null;
-    this.listening = false;
-    this.watched = /* @__PURE__ */ new Set();
-    this.onMessage = (message) => this.receive(message);
-    this.onState = () => this.stateChanged();
-    this.readPages();
-  }
-  listen() {
-    if (this.listening) return;
-    this.model.on("msg:custom", this.onMessage);
-    this.model.on("change:cards", this.onState);
-    this.listening = true;
-    this.readState();
-  }
-  unlisten() {
-    if (!this.listening) return;
-    this.model.off("msg:custom", this.onMessage);
-    this.model.off("change:cards", this.onState);
-    for (const index of this.watched) this.model.off(`change:${pageName(index)}`, this.onState);
-    this.watched.clear();
-    this.listening = false;
-  }
-  readState() {
-    this.state = parseState(this.model.get("cards"));
-    const rev = this.state.rev;
-    this.changes = this.changes.filter((change) => change.rev > rev);
-    this.readPages();
-    this.merged = null;
-  }
-  /** Parse the pages whose text changed; listen to every page the state names. */
-  readPages() {
-    const count = this.state.pages;
-    this.pages.length = Math.min(this.pages.length, count);
-    for (let index = 0; index < count; index += 1) {
-      const raw = this.model.get(pageName(index));
-      const known = this.pages[index];
-      if (!known || known.raw !== raw) this.pages[index] = { raw, cards: parsePage(raw) };
-      if (this.listening && !this.watched.has(index)) {
-        this.model.on(`change:${pageName(index)}`, this.onState);
-        this.watched.add(index);
-      }
-    }
-  }
-  stateChanged() {
-    this.readState();
-    this.cardsChanged(null);
-  }
-  /** @param {CardChange} change */
-  applyChange(change) {
-    if (change.rev <= this.state.rev || this.changes.some((known) => known.rev === change.rev)) return;
-    const last = this.changes[this.changes.length - 1];
-    this.changes.push(change);
-    if (last && last.rev > change.rev) {
-      this.changes.sort((a, b) => a.rev - b.rev);
-      this.merged = null;
-    } else if (this.merged) {
-      this.apply(this.merged, change);
-    }
-    this.cardsChanged(change);
-  }
-  /**
-   * @param {CardChange | null} change the one change applied, or null when anything may differ
-   */
-  cardsChanged(change) {
-    this.historyList = null;
-    for (const view of this.views) view.sync(change);
-  }
-  /**
-   * The cards to show, live and history apart: the synced state with the newer `cards` messages
-   * applied. An upserted card stays in place while it stays live (or settled); a card that changes
-   * part comes last in the other one, as the kernel places it.
-   */
-  cards() {
-    if (this.merged) return this.merged;
-    const live = /* @__PURE__ */ new Map();
-    const history = /* @__PURE__ */ new Map();
-    for (const card of this.state.cards) if (isCard(card) && !live.has(card.key)) live.set(card.key, card);
-    for (const page of this.pages) {
-      for (const card of page.cards) {
-        if (isCard(card) && !live.has(card.key) && !history.has(card.key)) history.set(card.key, card);
-      }
-    }
-    const merged = { live, history };
-    for (const change of this.changes) this.apply(merged, change);
-    return this.merged = merged;
-  }
-  /** The history, oldest first. */
-  history() {
-    return this.historyList ??= Array.from(this.cards().history.values());
-  }
-  /**
-   * @param {{live: Map<string, Card>, history: Map<string, Card>}} merged
-   * @param {CardChange} change
-   */
-  apply({ live, history }, change) {
-    for (const key3 of change.remove) {
-      if (typeof key3 !== "string") continue;
-      live.delete(key3);
-      history.delete(key3);
-    }
-    for (const card of change.upsert) {
-      if (!isCard(card)) continue;
-      const [part, other] = isLive(card) ? [live, history] : [history, live];
-      other.delete(card.key);
-      part.set(card.key, card);
-    }
-  }
-  /**
-   * Anchor a frame once per seq: deadline = now + remainingMs.
-   * @param {string} key
-   * @param {{remainingMs: number, seq: number}} frame
-   */
-  anchor(key3, frame) {
-    const known = this.frames.get(key3);
-    if (known && known.seq >= frame.seq) return false;
-    this.frames.set(key3, { seq: frame.seq, deadline: Date.now() + frame.remainingMs });
-    return true;
-  }
-  /** @param {unknown} raw */
-  receive(raw) {
-    if (!raw || typeof raw !== "object") return;
-    const message = (
-      /** @type {Record<string, unknown>} */
-      raw
-    );
-    if (message.protocolVersion !== PROTOCOL_VERSION) return;
-    if (message.kind === "frame") {
-      const { key: key3, remainingMs, seq } = message;
-      if (typeof key3 !== "string" || typeof remainingMs !== "number" || typeof seq !== "number") return;
-      if (!(remainingMs >= 0) || !Number.isInteger(seq)) return;
-      if (this.anchor(key3, { remainingMs, seq })) for (const view of this.views) view.onFrame(key3);
-    } else if (message.kind === "cards") {
-      const { rev, upsert, remove } = message;
-      if (!Number.isInteger(rev) || !Array.isArray(upsert) || !Array.isArray(remove)) return;
-      this.applyChange({ rev: (
-        /** @type {number} */
-        rev
-      ), upsert, remove });
-    } else if (message.kind === "error") {
-      const { code, key: key3, viewId } = message;
-      if (typeof code !== "string" || typeof message.message !== "string") return;
-      const refusal = refusalOf(message);
-      for (const view of this.views) {
-        if (typeof viewId === "string" && viewId !== view.id) continue;
-        view.onError(typeof key3 === "string" ? key3 : null, message.message, refusal);
-      }
-    }
-  }
-};
-function refusalOf(message) {
-  const { questionId, fields } = message;
-  if (typeof questionId !== "string" || !fields || typeof fields !== "object" || Array.isArray(fields)) return null;
-  const entries = Object.entries(fields).filter(([, text2]) => typeof text2 === "string");
-  return { questionId, fields: Object.fromEntries(entries) };
-}
-var hubs = /* @__PURE__ */ new WeakMap();
-function hubOf(model) {
-  let hub = hubs.get(model);
-  if (!hub) {
-    hub = new Hub(model);
-    hubs.set(model, hub);
-  }
-  return hub;
-}
-
-// src/ipyask/widget/js/dom.js
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === null || value === void 0 || value === false) continue;
-    if (name === "class") node.className = String(value);
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children) {
-    if (child === null || child === void 0 || child === false) continue;
-    node.append(typeof child === "string" ? document.createTextNode(child) : child);
-  }
-  return node;
-}
-var ICONS = /* @__PURE__ */ new Map();
-function icon(path) {
-  let proto = ICONS.get(path);
-  if (!proto) {
-    const ns = "http://www.w3.org/2000/svg";
-    proto = document.createElementNS(ns, "svg");
-    proto.setAttribute("viewBox", "0 0 16 16");
-    proto.setAttribute("aria-hidden", "true");
-    proto.setAttribute("focusable", "false");
-    proto.setAttribute("class", "ipyask-svg");
-    const line = document.createElementNS(ns, "path");
-    line.setAttribute("d", path);
-    proto.append(line);
-    ICONS.set(path, proto);
-  }
-  return (
-    /** @type {SVGSVGElement} */
-    proto.cloneNode(true)
-  );
-}
-var ICON_CHEVRON = "M4 6l4 4 4-4";
-var ICON_CLOSE = "M4 4l8 8M12 4l-8 8";
-var ICON_PENCIL = "M3 13l1-3 6.5-6.5 2 2L6 12z";
-var ICON_CHECK = "M3.5 8.5l3 3 6-7";
-var CIRCLE = "M8 2.5a5.5 5.5 0 1 0 0 11a5.5 5.5 0 1 0 0-11z";
-var STATE_ICONS = {
-  pending: `${CIRCLE}M8 5v3.2l2 1.3`,
-  continued: "M3 4l4.5 4L3 12M8.5 4l4.5 4-4.5 4",
-  answered: ICON_CHECK,
-  rejected: `${CIRCLE}M6 6l4 4M10 6l-4 4`,
-  cancelled: `${CIRCLE}M4.2 4.2l7.6 7.6`,
-  expired: "M4 2.5h8M4 13.5h8M5 2.5c0 3 6 3.5 6 5.5s-6 2.5-6 5.5M11 2.5c0 3-6 3.5-6 5.5s6 2.5 6 5.5"
-};
-function isNode(node) {
-  return node instanceof Node;
-}
-function isEditable(target) {
-  return target instanceof HTMLElement && (target.isContentEditable || /^(?:INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
-}
-
 // src/ipyask/widget/js/strings.js
 var STRINGS = {
   en: {
@@ -504,6 +273,31 @@ var NOTICES = {
     "nobody-could-answer": "没有人能回答这个问题。"
   }
 };
+var ERRORS = {
+  en: {
+    ALREADY_ANSWERED: "This question was already answered, here or in another view.",
+    NOT_PENDING: "This question is already settled.",
+    NOT_ANSWERABLE: "This question can no longer be answered.",
+    UNKNOWN_CARD: "The kernel no longer knows this question.",
+    REPLY_QUEUED: "An answer to this question already waits for the agent's next step.",
+    CALLER_NOT_LIVE: "The agent that asked has ended, so it cannot take this answer.",
+    DELEGATED_CALLER: "Another agent now runs the agent that asked, so it cannot take this answer here.",
+    HELD: "You are taking time: the question waits for your answer."
+  },
+  zh: {
+    ALREADY_ANSWERED: "这个问题已在这里或另一个视图中回答过了。",
+    NOT_PENDING: "这个问题已经结束。",
+    NOT_ANSWERABLE: "这个问题已无法回答。",
+    UNKNOWN_CARD: "内核已不认识这个问题。",
+    REPLY_QUEUED: "这个问题已有一个回答在等待智能体的下一步。",
+    CALLER_NOT_LIVE: "提问的智能体已结束，无法接收这个回答。",
+    DELEGATED_CALLER: "提问的智能体现由另一个智能体管理，这里无法把回答交给它。",
+    HELD: "你正在慢慢回答：这个问题会等你。"
+  }
+};
+function errorText(code, message, lang) {
+  return Object.hasOwn(ERRORS[lang], code) ? ERRORS[lang][code] : message;
+}
 function noticeText(card, lang) {
   const code = card.noticeCode;
   const known = code !== void 0 && Object.hasOwn(NOTICES[lang], code);
@@ -518,6 +312,237 @@ function localized(map, tag) {
   const primary2 = lower.split("-")[0];
   const partial = entries.find(([locale]) => locale.toLowerCase().split(/[-_]/)[0] === primary2);
   return partial ? partial[1] : map.en;
+}
+
+// src/ipyask/widget/js/hub.js
+var pageName = (index) => `history_${index}`;
+var Hub = class {
+  /** @param {Model} model */
+  constructor(model) {
+    this.model = model;
+    this.frames = /* @__PURE__ */ new Map();
+    this.views = /* @__PURE__ */ new Set();
+    this.state = parseState(model.get("cards"));
+    this.pages = [];
+    this.changes = [];
+    this.merged = null;
+    this.historyList = null;
+    this.listening = false;
+    this.watched = /* @__PURE__ */ new Set();
+    this.onMessage = (message) => this.receive(message);
+    this.onState = () => this.stateChanged();
+    this.readPages();
+  }
+  listen() {
+    if (this.listening) return;
+    this.model.on("msg:custom", this.onMessage);
+    this.model.on("change:cards", this.onState);
+    this.listening = true;
+    this.readState();
+  }
+  unlisten() {
+    if (!this.listening) return;
+    this.model.off("msg:custom", this.onMessage);
+    this.model.off("change:cards", this.onState);
+    for (const index of this.watched) this.model.off(`change:${pageName(index)}`, this.onState);
+    this.watched.clear();
+    this.listening = false;
+  }
+  readState() {
+    this.state = parseState(this.model.get("cards"));
+    const rev = this.state.rev;
+    this.changes = this.changes.filter((change) => change.rev > rev);
+    this.readPages();
+    this.merged = null;
+  }
+  /** Parse the pages whose text changed; listen to every page the state names. */
+  readPages() {
+    const count = this.state.pages;
+    this.pages.length = Math.min(this.pages.length, count);
+    for (let index = 0; index < count; index += 1) {
+      const raw = this.model.get(pageName(index));
+      const known = this.pages[index];
+      if (!known || known.raw !== raw) this.pages[index] = { raw, cards: parsePage(raw) };
+      if (this.listening && !this.watched.has(index)) {
+        this.model.on(`change:${pageName(index)}`, this.onState);
+        this.watched.add(index);
+      }
+    }
+  }
+  stateChanged() {
+    this.readState();
+    this.cardsChanged(null);
+  }
+  /** @param {CardChange} change */
+  applyChange(change) {
+    if (change.rev <= this.state.rev || this.changes.some((known) => known.rev === change.rev)) return;
+    const last = this.changes[this.changes.length - 1];
+    this.changes.push(change);
+    if (last && last.rev > change.rev) {
+      this.changes.sort((a, b) => a.rev - b.rev);
+      this.merged = null;
+    } else if (this.merged) {
+      this.apply(this.merged, change);
+    }
+    this.cardsChanged(change);
+  }
+  /**
+   * @param {CardChange | null} change the one change applied, or null when anything may differ
+   */
+  cardsChanged(change) {
+    this.historyList = null;
+    for (const view of this.views) view.sync(change);
+  }
+  /**
+   * The cards to show, live and history apart: the synced state with the newer `cards` messages
+   * applied. An upserted card stays in place while it stays live (or settled); a card that changes
+   * part comes last in the other one, as the kernel places it.
+   */
+  cards() {
+    if (this.merged) return this.merged;
+    const live = /* @__PURE__ */ new Map();
+    const history = /* @__PURE__ */ new Map();
+    for (const card of this.state.cards) if (isCard(card) && !live.has(card.key)) live.set(card.key, card);
+    for (const page of this.pages) {
+      for (const card of page.cards) {
+        if (isCard(card) && !live.has(card.key) && !history.has(card.key)) history.set(card.key, card);
+      }
+    }
+    const merged = { live, history };
+    for (const change of this.changes) this.apply(merged, change);
+    return this.merged = merged;
+  }
+  /** The history, oldest first. */
+  history() {
+    return this.historyList ??= Array.from(this.cards().history.values());
+  }
+  /**
+   * @param {{live: Map<string, Card>, history: Map<string, Card>}} merged
+   * @param {CardChange} change
+   */
+  apply({ live, history }, change) {
+    for (const key3 of change.remove) {
+      if (typeof key3 !== "string") continue;
+      live.delete(key3);
+      history.delete(key3);
+    }
+    for (const card of change.upsert) {
+      if (!isCard(card)) continue;
+      const [part, other] = isLive(card) ? [live, history] : [history, live];
+      other.delete(card.key);
+      part.set(card.key, card);
+    }
+  }
+  /**
+   * Anchor a frame once per seq: deadline = now + remainingMs.
+   * @param {string} key
+   * @param {{remainingMs: number, seq: number}} frame
+   */
+  anchor(key3, frame) {
+    const known = this.frames.get(key3);
+    if (known && known.seq >= frame.seq) return false;
+    this.frames.set(key3, { seq: frame.seq, deadline: Date.now() + frame.remainingMs });
+    return true;
+  }
+  /** @param {unknown} raw */
+  receive(raw) {
+    if (!raw || typeof raw !== "object") return;
+    const message = (
+      /** @type {Record<string, unknown>} */
+      raw
+    );
+    if (message.protocolVersion !== PROTOCOL_VERSION) return;
+    if (message.kind === "frame") {
+      const { key: key3, remainingMs, seq } = message;
+      if (typeof key3 !== "string" || typeof remainingMs !== "number" || typeof seq !== "number") return;
+      if (!(remainingMs >= 0) || !Number.isInteger(seq)) return;
+      if (this.anchor(key3, { remainingMs, seq })) for (const view of this.views) view.onFrame(key3);
+    } else if (message.kind === "cards") {
+      const { rev, upsert, remove } = message;
+      if (!Number.isInteger(rev) || !Array.isArray(upsert) || !Array.isArray(remove)) return;
+      this.applyChange({ rev: (
+        /** @type {number} */
+        rev
+      ), upsert, remove });
+    } else if (message.kind === "error") {
+      const { code, key: key3, viewId } = message;
+      if (typeof code !== "string" || typeof message.message !== "string") return;
+      const refusal = refusalOf(message);
+      for (const view of this.views) {
+        if (typeof viewId === "string" && viewId !== view.id) continue;
+        view.onError(typeof key3 === "string" ? key3 : null, errorText(code, message.message, view.lang), refusal);
+      }
+    }
+  }
+};
+function refusalOf(message) {
+  const { questionId, fields } = message;
+  if (typeof questionId !== "string" || !fields || typeof fields !== "object" || Array.isArray(fields)) return null;
+  const entries = Object.entries(fields).filter(([, text2]) => typeof text2 === "string");
+  return { questionId, fields: Object.fromEntries(entries) };
+}
+var hubs = /* @__PURE__ */ new WeakMap();
+function hubOf(model) {
+  let hub = hubs.get(model);
+  if (!hub) {
+    hub = new Hub(model);
+    hubs.set(model, hub);
+  }
+  return hub;
+}
+
+// src/ipyask/widget/js/dom.js
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === void 0 || value === false) continue;
+    if (name === "class") node.className = String(value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === void 0 || child === false) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+var ICONS = /* @__PURE__ */ new Map();
+function icon(path) {
+  let proto = ICONS.get(path);
+  if (!proto) {
+    const ns = "http://www.w3.org/2000/svg";
+    proto = document.createElementNS(ns, "svg");
+    proto.setAttribute("viewBox", "0 0 16 16");
+    proto.setAttribute("aria-hidden", "true");
+    proto.setAttribute("focusable", "false");
+    proto.setAttribute("class", "ipyask-svg");
+    const line = document.createElementNS(ns, "path");
+    line.setAttribute("d", path);
+    proto.append(line);
+    ICONS.set(path, proto);
+  }
+  return (
+    /** @type {SVGSVGElement} */
+    proto.cloneNode(true)
+  );
+}
+var ICON_CHEVRON = "M4 6l4 4 4-4";
+var ICON_CLOSE = "M4 4l8 8M12 4l-8 8";
+var ICON_PENCIL = "M3 13l1-3 6.5-6.5 2 2L6 12z";
+var ICON_CHECK = "M3.5 8.5l3 3 6-7";
+var CIRCLE = "M8 2.5a5.5 5.5 0 1 0 0 11a5.5 5.5 0 1 0 0-11z";
+var STATE_ICONS = {
+  pending: `${CIRCLE}M8 5v3.2l2 1.3`,
+  continued: "M3 4l4.5 4L3 12M8.5 4l4.5 4-4.5 4",
+  answered: ICON_CHECK,
+  rejected: `${CIRCLE}M6 6l4 4M10 6l-4 4`,
+  cancelled: `${CIRCLE}M4.2 4.2l7.6 7.6`,
+  expired: "M4 2.5h8M4 13.5h8M5 2.5c0 3 6 3.5 6 5.5s-6 2.5-6 5.5M11 2.5c0 3-6 3.5-6 5.5s6 2.5 6 5.5"
+};
+function isNode(node) {
+  return node instanceof Node;
+}
+function isEditable(target) {
+  return target instanceof HTMLElement && (target.isContentEditable || /^(?:INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
 }
 
 // src/ipyask/widget/js/arrival.js
