@@ -95,6 +95,15 @@ def test_a_coded_notice_carries_its_text_and_a_new_text_drops_the_code() -> None
             "a", status="cancelled", notice="You cancelled.", notice_code="you-cancelled"
         )
         assert card.to_wire()["noticeCode"] == "you-cancelled"
+        card = widget.update_card(
+            "a",
+            notice="Asked earlier.",
+            notice_code="asked-earlier",
+            notice_params={"process": "p"},
+        )
+        assert card.to_wire()["noticeParams"] == {"process": "p"}
+        card = widget.update_card("a", notice="Settled.", notice_code="settled-elsewhere")
+        assert card.notice_params is None  # the params belonged to the old code
         card = widget.update_card("a", notice="Something else.")
         assert (card.notice, card.notice_code, card.notice_params) == (
             "Something else.",

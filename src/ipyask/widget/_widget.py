@@ -265,11 +265,13 @@ class QuestionWidget(anywidget.AnyWidget):
     ) -> Card:
         """Change some fields of the card with ``key`` (validated); returns the new card.
 
-        A new ``notice`` without a ``notice_code`` clears the card's code and params (they
-        described the old notice).
+        A new ``notice`` without a ``notice_code``, or a new code without ``notice_params``,
+        clears what described the old notice.
         """
         if notice is not _UNSET and notice_code is _UNSET:
-            notice_code = notice_params = None
+            notice_code = None
+        if notice_code is not _UNSET and notice_params is _UNSET:
+            notice_params = None
         changes = {
             name: value
             for name, value in (

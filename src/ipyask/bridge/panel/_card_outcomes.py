@@ -7,7 +7,7 @@ from typing import Literal
 
 from ..._vocabulary import AskUserQuestionAnswer
 from ...widget import QuestionWidget
-from ._texts import RECORD_WORDS, Notice, RecordWord, language_of
+from ._texts import NO_NOTICE, RECORD_WORDS, Notice, RecordWord, language_of
 from ._transcript import record
 
 __all__ = ["CardOutcomes", "Outcome"]
@@ -42,14 +42,8 @@ class CardOutcomes:
         widget's language.
         """
         try:
-            card = self._widget.update_card(
-                key,
-                status=status,
-                notice=None if notice is None else notice.text(),
-                notice_code=None if notice is None else notice.code,
-                notice_params=dict(notice.params) if notice and notice.params else None,
-                answer=answer,
-            )
+            fields = NO_NOTICE if notice is None else notice.card_fields()
+            card = self._widget.update_card(key, status=status, answer=answer, **fields)
         except KeyError:
             return
         language = language_of(self._widget.language)

@@ -81,8 +81,7 @@ class ContinuedCards:
         if not self._service.answer(agent, call_id, answer):
             self.refresh()
             return False
-        queued = Notice("reply-queued")
-        self._widget.update_card(key, notice=queued.text(), notice_code=queued.code)
+        self._widget.update_card(key, **Notice("reply-queued").card_fields())
         return True
 
     def refresh(self) -> None:

@@ -25,7 +25,7 @@ from ...widget import Card, CardSource, QuestionWidget
 from ._answer_loop import call_on
 from ._card_outcomes import CardOutcomes
 from ._held_request import PassOn
-from ._texts import NOTICES, Notice, cancelled_notice
+from ._texts import NO_NOTICE, NOTICES, Notice, cancelled_notice
 
 __all__ = ["ASKED_EARLIER", "SETTLED_ELSEWHERE", "InboxCards", "process_ended"]
 
@@ -71,16 +71,14 @@ def _source(record: QuestionRecord) -> CardSource:
 
 def _card(record: QuestionRecord) -> Card:
     source = _source(record)
-    earlier = Notice("asked-earlier", {"process": record.origin or ""}) if source.earlier else None
+    earlier = Notice("asked-earlier", {"process": record.origin or ""})
     return Card(
         key=record.id,
         call_id=record.call_id,
         wait="indefinite",
         questions=[AskUserQuestionItem.model_validate(q) for q in record.questions],
-        notice=None if earlier is None else earlier.text(),
-        notice_code=None if earlier is None else earlier.code,
-        notice_params=None if earlier is None else dict(earlier.params),
         source=source,
+        **(earlier.card_fields() if source.earlier else NO_NOTICE),
     )
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ...widget import NoticeCode
 
 __all__ = [
     "NOTICES",
+    "NO_NOTICE",
     "RECORD_WORDS",
     "Language",
     "Notice",
@@ -153,6 +154,19 @@ class Notice:
     def text(self, language: Language = "en") -> str:
         """The notice in ``language``."""
         return fill(NOTICES[language][self.code], self.params)
+
+    def card_fields(self) -> dict[str, Any]:
+        """The card fields that carry this notice: its code and params, and its English text
+        for views that do not know the code."""
+        return {
+            "notice": self.text(),
+            "notice_code": self.code,
+            "notice_params": dict(self.params) if self.params else None,
+        }
+
+
+NO_NOTICE: dict[str, Any] = {"notice": None, "notice_code": None, "notice_params": None}
+"""The card fields of no notice."""
 
 
 _CANCELLED: dict[str, NoticeCode] = {
