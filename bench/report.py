@@ -467,7 +467,11 @@ def _scale(results: Results) -> list[str]:
 
 MEMORY_PARTS = [
     ("request (validated)", "the request as the agent asked it (validated model)"),
-    ("the asking task (benchmark code)", "the asking task (the benchmark's coroutine)"),
+    (
+        "the asking task (benchmark code)",
+        "the asking task: the benchmark's coroutine and task, and `ask()`'s own coroutine frame "
+        "(made by the caller)",
+    ),
     ("futures, tasks, waterfall", "the seam: the ask's tasks, futures, abort signal, waterfall"),
     ("card (model, derived view)", "the panel's card: its model, held request, derived view"),
     ("wire text", "the card's wire JSON text (the store)"),

@@ -13,6 +13,10 @@ __all__ = ["Settlement"]
 
 T = TypeVar("T")
 
+_LOCK = threading.Lock()
+"""One lock decides every settlement's winner (held for a flag test only): a lock per pending
+question would cost more memory than the contention it saves."""
+
 
 class Settlement(Generic[T]):
     """Awaited on the event loop that created it; settled once, from any thread.
@@ -25,7 +29,6 @@ class Settlement(Generic[T]):
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._future: asyncio.Future[T] = self._loop.create_future()
-        self._lock = threading.Lock()
         self._settled = False
 
     @property
@@ -39,7 +42,7 @@ class Settlement(Generic[T]):
         return self._settled
 
     def _claim(self) -> bool:
-        with self._lock:
+        with _LOCK:
             if self._settled:
                 return False
             self._settled = True

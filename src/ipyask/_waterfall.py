@@ -56,7 +56,8 @@ class Waterfall:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._entries: list[_Registration] = []
+        # Replaced, never changed in place: a dispatch shares it while every entry admits.
+        self._entries: tuple[_Registration, ...] = ()
 
     def on(
         self, answerer: Answerer, *, agent: Agent | None = None, prepend: bool = False
@@ -69,15 +70,15 @@ class Waterfall:
         entry = _Registration(answerer, agent)
         with self._lock:
             if prepend:
-                self._entries.insert(0, entry)
+                self._entries = (entry, *self._entries)
             else:
-                self._entries.append(entry)
+                self._entries = (*self._entries, entry)
 
         def dispose() -> None:
             with self._lock:
                 for index, known in enumerate(self._entries):
                     if known is entry:
-                        del self._entries[index]
+                        self._entries = self._entries[:index] + self._entries[index + 1 :]
                         return
 
         return dispose
@@ -101,24 +102,43 @@ class Waterfall:
         it on by one, as in the reference.
         """
         with self._lock:
-            chain = [entry for entry in self._entries if entry.admits(agent)]
+            entries = self._entries
+        if not all(entry.admits(agent) for entry in entries):
+            entries = tuple(entry for entry in entries if entry.admits(agent))
+        return _Chain(request, entries, last).call_next()
 
-        def call_next() -> Awaitable[AskUserQuestionAnswer]:
-            if not chain:
-                return last()
-            entry = chain.pop(0)
-            try:
-                result = entry.answerer(request, next_)
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException as error:  # raised where the dispatch is awaited
-                return _raise(error)
-            return _checked(result, entry.answerer)
 
-        async def next_() -> AskUserQuestionAnswer:
-            return await call_next()
+class _Chain:
+    """One dispatch's way down the answerers: ``next`` moves it on by one."""
 
-        return call_next()
+    __slots__ = ("_entries", "_last", "_position", "_request")
+
+    def __init__(
+        self,
+        request: AskUserQuestionRequest,
+        entries: tuple[_Registration, ...],
+        last: Callable[[], Awaitable[AskUserQuestionAnswer]],
+    ) -> None:
+        self._request = request
+        self._entries = entries
+        self._last = last
+        self._position = 0
+
+    def call_next(self) -> Awaitable[AskUserQuestionAnswer]:
+        if self._position == len(self._entries):
+            return self._last()
+        entry = self._entries[self._position]
+        self._position += 1
+        try:
+            result = entry.answerer(self._request, self.next)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # raised where the dispatch is awaited
+            return _raise(error)
+        return _checked(result, entry.answerer)
+
+    async def next(self) -> AskUserQuestionAnswer:
+        return await self.call_next()
 
 
 async def _checked(result: object, answerer: object) -> AskUserQuestionAnswer:

@@ -36,6 +36,10 @@ PAGE_SIZE = 50
 LIVE_STATUSES = frozenset({"pending", "continued"})
 """Cards a person can still answer; every other status is history."""
 
+_PLAIN = {"kind": "generic"}
+"""The presentation of a plain card (its view has nothing else to derive when no question has
+detail)."""
+
 LIVE = "live"
 HISTORY = "history"
 
@@ -57,13 +61,16 @@ class _Pages:
     A card joins the end of the last page that holds any card, or the page after it when that
     one is full, so the pages in order hold the part's cards in order; a page a card leaves keeps
     its place (it may become empty; entries never go away, and empty pages at the end are filled
-    again first).
+    again first). ``cache``: keep each page's text while it is unchanged (for history pages, which
+    rarely change and go to every new view; live pages change with nearly every sync, and their
+    texts would hold every live card's text twice).
     """
 
-    __slots__ = ("_page_of", "_pages", "_texts", "created", "part")
+    __slots__ = ("_cache", "_page_of", "_pages", "_texts", "created", "part")
 
-    def __init__(self, part: str) -> None:
+    def __init__(self, part: str, *, cache: bool) -> None:
         self.part = part
+        self._cache = cache
         self._pages: list[dict[str, None]] = []  # each an ordered set of keys
         self._page_of: dict[str, int] = {}
         self._texts: list[str | None] = []  # None: changed since last serialized
@@ -125,7 +132,8 @@ class _Pages:
         text = self._texts[index]
         if text is None:
             text = "[" + ",".join(texts[key] for key in self._pages[index]) + "]"
-            self._texts[index] = text
+            if self._cache:
+                self._texts[index] = text
         return text
 
 
@@ -141,11 +149,12 @@ class CardStore:
         # Insertion order is the kernel's order (``get_cards``); a replaced card keeps its place.
         self._models: dict[str, Card] = {}
         self._texts: dict[str, str] = {}
-        # The derived ``view`` of every card, reused while its questions stay the same objects
-        # (its Markdown does not change with the status).
+        # The derived ``view`` of the cards whose view costs something to derive (Markdown, a
+        # presentation), reused while their questions stay the same objects (it does not change
+        # with the status); a plain card's view is derived again, which costs less than keeping it.
         self._views: dict[str, dict[str, Any]] = {}
-        self._live = _Pages(LIVE)
-        self._history = _Pages(HISTORY)
+        self._live = _Pages(LIVE, cache=False)
+        self._history = _Pages(HISTORY, cache=True)
         self._rev = 0
         self.replace(list(cards))
         self._rev = 1
@@ -192,8 +201,8 @@ class CardStore:
         key = model.key
         previous = self._models.get(key)
         reuse = previous is not None and model.same_view_as(previous)
-        wire = model.to_wire(view=self._views[key] if reuse else None)
-        self._views[key] = wire["view"]
+        wire = model.to_wire(view=self._views.get(key) if reuse else None)
+        self._keep_view(key, wire["view"])
         self._models[key] = model
         self._texts[key] = _dump(wire)
         self._rev += 1
@@ -203,7 +212,8 @@ class CardStore:
         """Remove card ``key``; the card and the state entries it left. :class:`KeyError` if
         absent."""
         model = self._models.pop(key)
-        del self._texts[key], self._views[key]
+        del self._texts[key]
+        self._views.pop(key, None)
         self._rev += 1
         part = self._live if self._live.page_of(key) is not None else self._history
         return model, [HEAD, part.remove(key)]
@@ -226,10 +236,16 @@ class CardStore:
             wire = model.to_wire()
             self._models[model.key] = model
             self._texts[model.key] = _dump(wire)
-            self._views[model.key] = wire["view"]
+            self._keep_view(model.key, wire["view"])
             self._place(model.key, model.status in LIVE_STATUSES)
         self._rev += 1
         return True
+
+    def _keep_view(self, key: str, view: dict[str, Any]) -> None:
+        if view["presentation"] == _PLAIN and not any(view["detailHtml"]):
+            self._views.pop(key, None)
+        else:
+            self._views[key] = view
 
     def _checked(self, value: object) -> list[Card]:
         if not isinstance(value, (list, tuple)):
