@@ -327,7 +327,8 @@ def _round_trip(results: Results) -> list[str]:
             "For ipyask the handler is the panel's view-message callback (a stamp registered "
             "after the panel's own); what follows it is ipykernel finishing the message "
             "(stream flushes, status) and the answer's way from the settled card back to the "
-            "awaiting agent through the waterfall's tasks. The panel marks the card answered "
+            "awaiting agent (the panel settles the future the ask awaits: no task in between). "
+            "The panel marks the card answered "
             "after the agent has its answer (`ipyask.after_answer`) and updates the Markdown "
             "transcript 50 ms later, so neither is in this time.",
         ]
@@ -342,7 +343,8 @@ def _round_trip(results: Results) -> list[str]:
             "answered on it, and its card removed before the next (the history keeps its size "
             "while every card message and state sync of a real panel happens). The blocks of all "
             "sizes alternate with a bare anywidget block over the passes; ratios are to that "
-            "block.",
+            "block. The front end reads only the panel being asked on, as a browser reads only "
+            "the model a message is for.",
             "",
             "| Method | n | p50 | p90 | p99 | p50 vs anywidget | p99 vs anywidget |",
             "|---|---:|---:|---:|---:|---:|---:|",
@@ -356,8 +358,9 @@ def _round_trip(results: Results) -> list[str]:
         out += [
             "",
             "A card change reaches the front end as a `cards` message with that card only; the "
-            "state entries it touched follow within 500 ms, once per burst: the live cards and at "
-            "most one history page of 50 cards, never the whole history.",
+            "state entries it touched follow within 500 ms, once per burst: `cards` (the revision "
+            "and page counts) and the pages of 50 cards that took or lost a card (a live page, a "
+            "history page), never every card.",
             "",
         ]
     if rt.get("handler_errors"):

@@ -193,15 +193,14 @@ def _pending_card(
     on each message would slow the kernel down (a browser reads only the model a message is for).
     """
     if panel is not None:
-        models = [person.kernel.widget(panel)]
+        panels = [panel]  # read once per look, as the echo block reads its channel
     else:
-        models = list(reversed(person.kernel.models()))
-    for model in models:
-        if "protocol_version" not in model.state:
-            continue
-        for card in person.live_cards(model.model_id):
+        models = reversed(person.kernel.models())
+        panels = [model.model_id for model in models if "protocol_version" in model.state]
+    for model_id in panels:
+        for card in person.live_cards(model_id):
             if card.get("status") == "pending" and card["questions"][0]["question"] == question:
-                return model.model_id, dict(card)
+                return model_id, dict(card)
     return None
 
 

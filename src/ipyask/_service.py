@@ -27,7 +27,7 @@ from ._vocabulary import (
     TimedUserQuestionResult,
     WaitFrame,
 )
-from ._waterfall import Answerer, Waterfall
+from ._waterfall import Answerer, AnswerFuture, Waterfall
 from .store import ClaimResult, QuestionRecord, Store
 
 __all__ = ["MAX_TIMEOUT_MS", "UserQuestions"]
@@ -136,19 +136,11 @@ class UserQuestions:
                 raise AskCancelledError.of("ASK_ABORTED", cause=cancelled) from cancelled
 
         loop = asyncio.get_running_loop()
-        # The answer (or the answerers' error) settles ``outcome`` from inside the dispatch
-        # task, which wakes this task at once; an abort settles it with _Aborted.
-        outcome: asyncio.Future[AskUserQuestionAnswer] = loop.create_future()
-        # The first answerer is called now and the dispatch task inherits the follow-ups; they
-        # run once this ask has returned.
+        # The answer (or the answerers' error) settles ``outcome``, which wakes this task at
+        # once; an abort settles it with _Aborted. The first answerer is called now, and what it
+        # starts inherits the follow-ups; they run once this ask has returned.
         followups = Followups()
-
-        def start() -> asyncio.Future[None]:
-            answering = self._waterfall.dispatch(request, agent, _no_answerer)
-            return asyncio.ensure_future(_dispatch_to(answering, outcome))
-
-        dispatch = with_followups(followups, start)
-        del start
+        outcome, dispatch = with_followups(followups, lambda: self._dispatch(loop, request, agent))
         lifetime = self._lifetime.signal
         watches = [_AbortWatch(loop, outcome, lifetime)]
         if signal is not None:
@@ -188,6 +180,20 @@ class UserQuestions:
             raise provider from error
         finally:
             followups.run_soon(loop)
+
+    def _dispatch(
+        self, loop: asyncio.AbstractEventLoop, request: AskUserQuestionRequest, agent: Agent | None
+    ) -> tuple[asyncio.Future[AskUserQuestionAnswer], asyncio.Future[Any]]:
+        """Start the waterfall: the future the ask awaits, and what cancelling stops it.
+
+        An :class:`AnswerFuture` is both (no task: the answerer settles it); anything else is
+        awaited in a dispatch task that settles a future of the ask's own.
+        """
+        answering = self._waterfall.dispatch(request, agent, _no_answerer)
+        if isinstance(answering, AnswerFuture):
+            return answering, answering
+        outcome: asyncio.Future[AskUserQuestionAnswer] = loop.create_future()
+        return outcome, asyncio.ensure_future(_dispatch_to(answering, outcome))
 
     # -- timed questions ---------------------------------------------------------------------
     async def ask_timed(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any, Generic, TypeVar
 
 from ._clock import call_on_loop
@@ -71,6 +71,16 @@ class Settlement(Generic[T]):
 
         call_on_loop(self._loop, settle)
         return True
+
+    def add_done_callback(self, callback: Callable[[asyncio.Future[T]], object]) -> None:
+        """Call ``callback(future)`` on the loop once settled (or cancelled), in the current
+        context; the future holds the result or the error."""
+        self._future.add_done_callback(callback)
+
+    def cancel(self) -> None:
+        """Stop waiting: the awaiting side gets ``CancelledError`` (later settlements still
+        return whether they won, and change nothing)."""
+        self._future.cancel()
 
     def __await__(self) -> Generator[Any, None, T]:
         return self._future.__await__()

@@ -8,6 +8,7 @@ listeners receive every request, and agentless requests reach every listener.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import threading
 from collections.abc import Awaitable, Callable
@@ -18,7 +19,7 @@ from pydantic import ValidationError
 from ._agents import Agent
 from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
 
-__all__ = ["Answerer", "Next", "Waterfall"]
+__all__ = ["AnswerFuture", "Answerer", "Next", "Waterfall"]
 
 Next = Callable[[], Awaitable[AskUserQuestionAnswer]]
 """Delegates the request to the rest of the waterfall."""
@@ -36,6 +37,35 @@ class Answerer(Protocol):
     def __call__(
         self, request: AskUserQuestionRequest, next: Next, /
     ) -> Awaitable[AnswerLike] | AnswerLike: ...
+
+
+class AnswerFuture(asyncio.Future[AskUserQuestionAnswer]):
+    """What an answerer may return instead of a coroutine: a future of an answer it has
+    validated, which the seam awaits as it is (no task, no wrapper; a pending question costs
+    less memory and one loop turn less).
+
+    ``on_abandon`` is called once when the asker no longer waits (its ask was aborted or
+    cancelled): the answerer stops waiting for the person. An answerer sets its result or
+    exception only while the future is not done (the seam may end it first).
+    """
+
+    __slots__ = ("_on_abandon",)
+
+    def __init__(self, on_abandon: Callable[[], object] | None = None) -> None:
+        super().__init__(loop=asyncio.get_running_loop())
+        self._on_abandon = on_abandon
+
+    def when_abandoned(self, on_abandon: Callable[[], object] | None) -> None:
+        """Call ``on_abandon`` (instead of the earlier one) when the asker gives up."""
+        self._on_abandon = on_abandon
+
+    def cancel(self, msg: Any | None = None) -> bool:
+        """Cancel it if it is still pending; either way the asker gives up: ``on_abandon``."""
+        cancelled = super().cancel(msg)
+        on_abandon, self._on_abandon = self._on_abandon, None
+        if on_abandon is not None:
+            on_abandon()
+        return cancelled
 
 
 class _Registration:
@@ -135,6 +165,8 @@ class _Chain:
             raise
         except BaseException as error:  # raised where the dispatch is awaited
             return _raise(error)
+        if isinstance(result, AnswerFuture):
+            return result
         return _checked(result, entry.answerer)
 
     async def next(self) -> AskUserQuestionAnswer:

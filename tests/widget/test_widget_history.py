@@ -175,6 +175,22 @@ def test_a_forged_update_of_a_history_page_is_refused_and_answered(monkeypatch) 
     widget.close()
 
 
+def test_a_refused_update_sends_what_is_held_first(clock, monkeypatch) -> None:
+    widget = QuestionWidget(clock=clock)
+    comm = Recorder(widget, monkeypatch)
+    widget.set_card(generic("a"))  # a new live page, its sync held
+    comm.take()
+    forged = {"method": "update", "state": {"cards": "[]"}, "buffer_paths": []}
+    widget._handle_msg({"content": {"data": forged}})
+    (_, held), (_, reply) = comm.take()
+    # The echo of ``cards`` alone would count a live page the views do not have yet.
+    assert [c["key"] for c in held["live_0"]] == ["a"] and set(reply) == {"cards"}
+    mirror = CardMirror()  # a front end with the model from now on: these states only
+    assert [c["key"] for c in mirror.cards({**held, **reply}, [])] == ["a"]
+    assert clock.pending == []
+    widget.close()
+
+
 def test_the_mirror_applies_messages_newer_than_the_state(clock, monkeypatch) -> None:
     widget = QuestionWidget(cards=[generic("a"), generic("b")], clock=clock)
     state = dict(widget.get_state())

@@ -337,8 +337,10 @@ class QuestionWidget(anywidget.AnyWidget):
         )
 
     def _handle_msg(self, msg: object) -> None:
-        # Every synced trait is the kernel's: a state update from a view is refused.
-        if not refuse_view_state(self, msg, lock=self._lock):
+        # Every synced trait is the kernel's: a state update from a view is refused. What is
+        # held goes out before the reply: ``cards`` alone would count pages, at a revision,
+        # that the views do not have yet.
+        if not refuse_view_state(self, msg, lock=self._lock, before_reply=self._sync.release):
             super()._handle_msg(msg)
 
     def _handle_custom_msg_content(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable
+from functools import partial
 from typing import Any
 
 from ..._agents import Agent
@@ -18,7 +19,7 @@ from ..._errors import UserQuestionError
 from ..._followups import after_answer
 from ..._service import UserQuestions
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
-from ..._waterfall import Next
+from ..._waterfall import AnswerFuture, Next
 from ...store import Store
 from ...widget import Card, QuestionWidget, ViewMessage
 from ._answer_loop import AnswerLoop, call_on
@@ -46,6 +47,19 @@ _CANCELLED_NOTICES = {
 
 def _cancelled_notice(error: UserQuestionError) -> str:
     return _CANCELLED_NOTICES.get(error.code, "The question was closed before it was answered.")
+
+
+def _settle_from(answering: AnswerFuture, passed: asyncio.Future[AskUserQuestionAnswer]) -> None:
+    """Settle ``answering`` as the rest of the waterfall (``passed``) settled."""
+    if answering.done():
+        if not passed.cancelled():
+            passed.exception()  # retrieved: the asker has gone
+    elif passed.cancelled():
+        answering.cancel()
+    elif (error := passed.exception()) is not None:
+        answering.set_exception(error)
+    else:
+        answering.set_result(passed.result())
 
 
 class QuestionPanel(QuestionWidget):
@@ -118,7 +132,8 @@ class QuestionPanel(QuestionWidget):
         self, request: AskUserQuestionRequest, next: Next
     ) -> Awaitable[AskUserQuestionAnswer]:
         # Not a coroutine function: the waterfall calls its first answerer before the asker
-        # yields, so the card goes out at once; the wait for the person is the coroutine.
+        # yields, so the card goes out at once; the wait for the person is a future the
+        # settlement's callback settles (no task per pending question).
         if self._closed:
             return next()
         self._answer_loop.remember_running()
@@ -132,12 +147,48 @@ class QuestionPanel(QuestionWidget):
         )
         held = HeldRequest(key, request, card)
         self._held[key] = held
-        return self._settle(held, next)
+        answering = AnswerFuture(held.settlement.cancel)
+        # Registered now, in the ask's context: the callback's follow-ups are the ask's.
+        held.settlement.add_done_callback(partial(self._settled, held, next, answering))
+        return answering
 
-    async def _settle(self, held: HeldRequest, next: Next) -> AskUserQuestionAnswer:
+    def _settled(
+        self,
+        held: HeldRequest,
+        next: Next,
+        answering: AnswerFuture,
+        settled: asyncio.Future[AskUserQuestionAnswer | PassOn],
+    ) -> None:
+        """The person answered (or the request ended otherwise): settle ``answering``."""
+        try:
+            outcome = self._outcome(held, settled)
+        except BaseException as error:
+            if not answering.done():
+                answering.set_exception(error)
+            elif not isinstance(error, asyncio.CancelledError):
+                self.log.debug("ipyask: a request ended after its asker: %r", error)
+            return
+        if isinstance(outcome, PassOn):
+            self._held.pop(held.key, None)
+            self.remove_card(held.key)
+            passed = asyncio.ensure_future(next())
+            answering.when_abandoned(passed.cancel)
+            passed.add_done_callback(partial(_settle_from, answering))
+            return
+        # The agent gets the answer first; the card turns answered right after. Until then the
+        # request stays held, so a second answer is refused as ALREADY_ANSWERED.
+        after_answer(lambda: self._answered(held, outcome))
+        if not answering.done():
+            answering.set_result(outcome)
+
+    def _outcome(
+        self, held: HeldRequest, settled: asyncio.Future[AskUserQuestionAnswer | PassOn]
+    ) -> AskUserQuestionAnswer | PassOn:
+        """What the person's settlement of ``held`` gives the asker (it raises what it holds,
+        after the card shows how it ended)."""
         key = held.key
         try:
-            outcome = await held.settlement
+            return settled.result()
         except BaseException as error:
             self._held.pop(key, None)
             if isinstance(error, asyncio.CancelledError):
@@ -149,14 +200,6 @@ class QuestionPanel(QuestionWidget):
             raise
         finally:
             self.claims.release(key)
-        if isinstance(outcome, PassOn):
-            self._held.pop(key, None)
-            self.remove_card(key)
-            return await next()
-        # The agent gets the answer first; the card turns answered right after. Until then the
-        # request stays held, so a second answer is refused as ALREADY_ANSWERED.
-        after_answer(lambda: self._answered(held, outcome))
-        return outcome
 
     def _answered(self, held: HeldRequest, answer: AskUserQuestionAnswer) -> None:
         if self._held.get(held.key) is held:
