@@ -220,11 +220,14 @@ def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
         bench = KernelBench(player.kernel)
         player.execute(KERNEL_CODE + "\n" + setup)
         _launch(bench, n, agents, False, timeout)
-        pending = [c for c in player.live_cards() if c["status"] == "pending"]
+        panel = player.panel()
+        pending = [c for c in player.live_cards(panel) if c["status"] == "pending"]
         t1 = time.perf_counter()
         for card in pending:
             label = _label(_index(card["questions"][0]["question"]))
-            player.send("answer", key=card["key"], answer=answer_batch("q", label))
+            # Sent to the panel by its id, as the bare comm's answers go to its channel (looking
+            # the panel up reads every message that came in, on each send).
+            player.send("answer", panel, key=card["key"], answer=answer_batch("q", label))
         result: dict[str, Any] = bench.wait("scale", timeout=timeout)
         t2 = time.perf_counter()
         answered = sum(1 for c in player.cards() if c["status"] == "answered")
