@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Generator
+from contextvars import Context, copy_context
 from typing import Any, Generic, TypeVar
 
 from ._clock import call_on_loop
@@ -30,6 +31,7 @@ class Settlement(Generic[T]):
         self._loop = asyncio.get_running_loop()
         self._future: asyncio.Future[T] = self._loop.create_future()
         self._settled = False
+        self._callbacks: list[tuple[Callable[[asyncio.Future[T]], object], Context]] | None = None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -56,6 +58,7 @@ class Settlement(Generic[T]):
         def settle() -> None:
             if not self._future.done():
                 self._future.set_result(value)
+                self._run_callbacks(self._future)  # at once: no loop turn before the answer
 
         call_on_loop(self._loop, settle)
         return True
@@ -74,8 +77,20 @@ class Settlement(Generic[T]):
 
     def add_done_callback(self, callback: Callable[[asyncio.Future[T]], object]) -> None:
         """Call ``callback(future)`` on the loop once settled (or cancelled), in the current
-        context; the future holds the result or the error."""
-        self._future.add_done_callback(callback)
+        context; the future holds the result or the error.
+
+        A result runs the callbacks at once (in :meth:`resolve` on the loop's thread, else when
+        the loop takes it); an error or a cancel a loop turn later, as an awaiting task sees them.
+        """
+        if self._callbacks is None:
+            self._callbacks = []
+            self._future.add_done_callback(self._run_callbacks)
+        self._callbacks.append((callback, copy_context()))
+
+    def _run_callbacks(self, future: asyncio.Future[T]) -> None:
+        callbacks, self._callbacks = self._callbacks, None
+        for callback, context in callbacks or ():
+            context.run(callback, future)
 
     def cancel(self) -> None:
         """Stop waiting: the awaiting side gets ``CancelledError`` (later settlements still

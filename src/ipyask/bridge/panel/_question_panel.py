@@ -159,7 +159,10 @@ class QuestionPanel(QuestionWidget):
         answering: AnswerFuture,
         settled: asyncio.Future[AskUserQuestionAnswer | PassOn],
     ) -> None:
-        """The person answered (or the request ended otherwise): settle ``answering``."""
+        """The person answered (or the request ended otherwise): settle ``answering``.
+
+        Runs as the settlement is resolved (or a loop turn after an error), in the ask's
+        context: its follow-ups are the ask's."""
         try:
             outcome = self._outcome(held, settled)
         except BaseException as error:
@@ -170,8 +173,13 @@ class QuestionPanel(QuestionWidget):
             return
         if isinstance(outcome, PassOn):
             self._held.pop(held.key, None)
-            self.remove_card(held.key)
-            passed = asyncio.ensure_future(next())
+            try:
+                self.remove_card(held.key)
+                passed = asyncio.ensure_future(next())
+            except Exception as error:  # the asker gets it, not whoever settled
+                if not answering.done():
+                    answering.set_exception(error)
+                return
             answering.when_abandoned(passed.cancel)
             passed.add_done_callback(partial(_settle_from, answering))
             return
