@@ -124,7 +124,7 @@ def kernel_pid(frontend: KernelFrontend) -> int:
 # -- code run inside the kernel ----------------------------------------------------------------
 
 PRELUDE = r'''
-import asyncio, gc, json, os, threading, time, tracemalloc
+import asyncio, gc, json, os, sys, threading, time, tracemalloc
 import anywidget
 
 class BenchChannel(anywidget.AnyWidget):

@@ -180,28 +180,37 @@ def _echo(bench: KernelBench, n: int) -> list[Round]:
     return _rounds(bench.wait("echo"), seen, sent)
 
 
-def _pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dict[str, Any]] | None:
-    """The open panel and its pending card asking ``question`` (one pump, then a look).
+def _pending_card(
+    person: HeadlessFrontend, question: str, panel: str | None = None
+) -> tuple[str, dict[str, Any]] | None:
+    """The open panel (``panel`` when given) and its pending card asking ``question`` (one
+    pump, then a look).
 
     ``HeadlessFrontend.wait_for_card`` pumps between finding a panel and reading it, so a panel
     closed and replaced in between (as here, one panel per question) makes it raise. Only open
-    panels are parsed: this front end shares the machine's two cores with the kernel, and
-    parsing every closed panel of earlier rounds on each message would slow the kernel down.
+    panels are parsed, and only the one being asked on when it is known (the history sweep):
+    this front end shares the machine's two cores with the kernel, and reading every other panel
+    on each message would slow the kernel down (a browser reads only the model a message is for).
     """
-    for model in reversed(person.kernel.models()):
-        if "protocol_version" not in model.state:
-            continue
-        for card in person.live_cards(model.model_id):
+    if panel is not None:
+        panels = [panel]  # read once per look, as the echo block reads its channel
+    else:
+        models = reversed(person.kernel.models())
+        panels = [model.model_id for model in models if "protocol_version" in model.state]
+    for model_id in panels:
+        for card in person.live_cards(model_id):
             if card.get("status") == "pending" and card["questions"][0]["question"] == question:
-                return model.model_id, dict(card)
+                return model_id, dict(card)
     return None
 
 
-def wait_pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dict[str, Any]]:
+def wait_pending_card(
+    person: HeadlessFrontend, question: str, panel: str | None = None
+) -> tuple[str, dict[str, Any]]:
     found: list[tuple[str, dict[str, Any]]] = []
 
     def seen() -> bool:
-        card = _pending_card(person, question)
+        card = _pending_card(person, question, panel)
         if card is not None:
             found.append(card)
         return card is not None
@@ -211,13 +220,20 @@ def wait_pending_card(person: HeadlessFrontend, question: str) -> tuple[str, dic
 
 
 def ipyask_rounds(
-    bench: KernelBench, person: HeadlessFrontend, n: int, history: int, *, sweep: bool = False
+    bench: KernelBench,
+    person: HeadlessFrontend,
+    n: int,
+    history: int,
+    *,
+    sweep_panel: str | None = None,
 ) -> list[Round]:
+    """``n`` rounds on a fresh panel each, or on the sweep's panel ``sweep_panel`` (its id)."""
+    sweep = sweep_panel is not None
     code = f"rt_history_rounds({n}, {history})" if sweep else f"rt_ipyask({n}, {history})"
     bench.start("ipyask", code)
     seen, sent = [], []
     for i in range(n):
-        panel, card = wait_pending_card(person, f"RT {i}?")
+        panel, card = wait_pending_card(person, f"RT {i}?", sweep_panel)
         seen.append(time.monotonic())
         person.send("answer", panel, key=card["key"], answer=answer_batch("q", "A"))
         sent.append(time.monotonic())
@@ -285,14 +301,16 @@ def run(settings: Settings) -> Result:
             add("ipyask", ipyask_rounds(bench, person, n + drop, 0), drop)
             add("input", _input(bench, n + drop), drop)
         log(f"round trip: history sweep {histories}, panels being filled")
-        bench.value("[len(rt_sweep_panel(k)[1].get_cards()) for k in " + repr(histories) + "]")
+        sweep_panels = bench.value(
+            "[rt_sweep_panel(k)[1].model_id for k in " + repr(histories) + "]"
+        )
         for index in range(passes):
             n = history_rounds // passes
             drop = warm if index == 0 else 0
             log(f"history sweep pass {index + 1}/{passes}: anywidget, then each size x{n}")
             add("anywidget_sweep", _echo(bench, n + drop), drop)
-            for history in histories:
-                rounds_ = ipyask_rounds(bench, person, n + drop, history, sweep=True)
+            for history, sweep_panel in zip(histories, sweep_panels, strict=True):
+                rounds_ = ipyask_rounds(bench, person, n + drop, history, sweep_panel=sweep_panel)
                 add(f"history_{history}", rounds_, drop)
         errors = [str(e) for e in fe.handler_errors]
     stats = {name: summary(values) for name, values in samples.items()}

@@ -9,8 +9,9 @@ Two answerers, each in a fresh kernel per size:
   (no synced card state). It separates the cost of the seam from the cost of the panel's state.
 
 Each size runs twice, each time in a fresh kernel. A *memory* run: ``tracemalloc`` runs from just
-before the asks until every question is pending; the traced bytes still held, divided by the
-number of questions, is the memory per pending question (then the kernel is shut down). A
+before the asks until every question is pending and the messages sent so far have left the
+kernel's I/O thread; the traced bytes still held, divided by the number of questions, is the
+memory per pending question (then the kernel is shut down). A
 *timing* run, untraced: time to show all questions, the kernel's RSS growth per question, and
 time to settle all. In the timing run the front end then
 answers every question (question *i* gets its own label) as fast as it can; *settle* is the time
@@ -148,6 +149,10 @@ async def sc_run(n, agents, answerer, trace):
         await asyncio.sleep(0.002)
     shown = time.perf_counter() - t0
     await asyncio.sleep(0.1)
+    # What was sent leaves first: the kernel's I/O thread hands on the queued messages in
+    # order, and a flush of stdout waits until it reached the flush (a slow machine otherwise
+    # counts a varying part of the last messages as the questions' memory).
+    sys.stdout.flush()
     gc.collect()
     traced = tracemalloc.get_traced_memory()[0] - base if trace else None
     parts = sc_breakdown(before, tracemalloc.take_snapshot(), n) if detail else None
@@ -215,11 +220,14 @@ def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
         bench = KernelBench(player.kernel)
         player.execute(KERNEL_CODE + "\n" + setup)
         _launch(bench, n, agents, False, timeout)
-        pending = [c for c in player.live_cards() if c["status"] == "pending"]
+        panel = player.panel()
+        pending = [c for c in player.live_cards(panel) if c["status"] == "pending"]
         t1 = time.perf_counter()
         for card in pending:
             label = _label(_index(card["questions"][0]["question"]))
-            player.send("answer", key=card["key"], answer=answer_batch("q", label))
+            # Sent to the panel by its id, as the bare comm's answers go to its channel (looking
+            # the panel up reads every message that came in, on each send).
+            player.send("answer", panel, key=card["key"], answer=answer_batch("q", label))
         result: dict[str, Any] = bench.wait("scale", timeout=timeout)
         t2 = time.perf_counter()
         answered = sum(1 for c in player.cards() if c["status"] == "answered")

@@ -12,34 +12,45 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
+from typing import TypeVar
 
-__all__ = ["Followups", "after_answer", "open_followups"]
+__all__ = ["Followups", "after_answer", "with_followups"]
+
+T = TypeVar("T")
 
 log = logging.getLogger("ipyask")
+
+_LOCK = threading.Lock()
+"""One lock for every ask's follow-ups (held for a list operation only): one per pending question
+would cost more memory than the contention it saves."""
 
 
 class Followups:
     """The follow-ups of one ask; :meth:`run_soon` closes it (later ones run at once)."""
 
+    __slots__ = ("_callbacks", "_closed")
+
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._callbacks: list[Callable[[], object]] = []
+        self._callbacks: list[Callable[[], object]] | None = None  # made by the first one
         self._closed = False
 
     def add(self, callback: Callable[[], object]) -> None:
         """Keep ``callback`` for later, or run it now when the ask has already returned."""
-        with self._lock:
+        with _LOCK:
             if not self._closed:
-                self._callbacks.append(callback)
+                if self._callbacks is None:
+                    self._callbacks = [callback]
+                else:
+                    self._callbacks.append(callback)
                 return
         _run(callback)
 
     def run_soon(self, loop: asyncio.AbstractEventLoop) -> None:
         """Close, and run the kept follow-ups in order on ``loop`` once the asker yields."""
-        with self._lock:
+        with _LOCK:
             self._closed = True
-            callbacks, self._callbacks = self._callbacks, []
+            callbacks, self._callbacks = self._callbacks, None
         if callbacks:
             loop.call_soon(_run_all, callbacks)
 
@@ -61,11 +72,16 @@ def after_answer(callback: Callable[[], object]) -> None:
         followups.add(callback)
 
 
-def open_followups() -> tuple[Followups, Callable[[], None]]:
-    """Make a new :class:`Followups` current (tasks created now inherit it): it, and the reset."""
-    followups = Followups()
-    token = _current.set(followups)
-    return followups, lambda: _current.reset(token)
+def with_followups(followups: Followups, start: Callable[[], T]) -> T:
+    """Call ``start()`` in a copy of the current context where ``followups`` is current: what it
+    calls, and the tasks it creates, add to them. The caller's own context is left as it was
+    (setting and resetting it would keep a changed copy of it for as long as the caller runs)."""
+
+    def run() -> T:
+        _current.set(followups)
+        return start()
+
+    return copy_context().run(run)
 
 
 def _run_all(callbacks: list[Callable[[], object]]) -> None:

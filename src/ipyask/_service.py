@@ -13,7 +13,7 @@ from ._agents import Agent, AgentRegistry
 from ._clock import Clock, LoopClock
 from ._durable import DurableAsks, Target
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
-from ._followups import open_followups
+from ._followups import Followups, with_followups
 from ._intents import check_intents
 from ._projection import Projections, UserQuestionProjectionView
 from ._replies import ReplyBook, reply_message
@@ -27,7 +27,7 @@ from ._vocabulary import (
     TimedUserQuestionResult,
     WaitFrame,
 )
-from ._waterfall import Answerer, Waterfall
+from ._waterfall import Answerer, AnswerFuture, Waterfall
 from .store import ClaimResult, QuestionRecord, Store
 
 __all__ = ["MAX_TIMEOUT_MS", "UserQuestions"]
@@ -135,22 +135,35 @@ class UserQuestions:
                     raise
                 raise AskCancelledError.of("ASK_ABORTED", cause=cancelled) from cancelled
 
-        async def no_answerer() -> AskUserQuestionAnswer:
-            raise UserQuestionError.of("NO_PROVIDER")
-
-        # The answer (or the answerers' error) settles ``outcome`` from inside the dispatch
-        # task, which wakes this task at once; an abort settles it with _Aborted.
-        outcome: asyncio.Future[AskUserQuestionAnswer] = asyncio.get_running_loop().create_future()
-        # The first answerer is called now and the dispatch task inherits the follow-ups; they
-        # run once this ask has returned.
-        followups, reset = open_followups()
+        loop = asyncio.get_running_loop()
+        # The answer (or the answerers' error) settles ``outcome``, which wakes this task at
+        # once; an abort settles it with _Aborted. The first answerer is called now, and what it
+        # starts inherits the follow-ups; they run once this ask has returned.
+        followups = Followups()
+        outcome, dispatch = with_followups(followups, lambda: self._dispatch(loop, request, agent))
+        lifetime = self._lifetime.signal
+        watches = [_AbortWatch(loop, outcome, lifetime)]
+        if signal is not None:
+            watches.insert(0, _AbortWatch(loop, outcome, signal))
         try:
-            answering = self._waterfall.dispatch(request, agent, no_answerer)
-            dispatch = asyncio.ensure_future(_dispatch_to(answering, outcome))
-        finally:
-            reset()
-        try:
-            return await self._race(dispatch, outcome, signal)
+            for watch in watches:
+                watch.source.add_listener(watch)
+            for watch in watches:
+                if watch.source.aborted:
+                    watch()
+            try:
+                return await outcome
+            except _Aborted as aborted:
+                reason = aborted.reason
+            except asyncio.CancelledError:
+                dispatch.cancel()
+                raise
+            finally:
+                for watch in watches:
+                    watch.source.remove_listener(watch)
+            dispatch.cancel()  # an answerer that ignores it does not hold the ask
+            dispatch.add_done_callback(_consume)
+            raise UserQuestionError.of("ASK_ABORTED", cause=reason)
         except asyncio.CancelledError as cancelled:
             if isinstance(cancelled, AskCancelledError):
                 raise
@@ -159,53 +172,28 @@ class UserQuestions:
             restored = restore_error(error)
             if isinstance(restored, UserQuestionError):
                 raise restored from restored.__cause__
-            if (signal is not None and signal.aborted) or self._lifetime.signal.aborted:
+            if (signal is not None and signal.aborted) or lifetime.aborted:
                 raise UserQuestionError.of("ASK_ABORTED", cause=error) from error
             if isinstance(error, HarnessError):
                 raise
             provider = UserQuestionError(str(error) or type(error).__name__, "PROVIDER_ERROR")
             raise provider from error
         finally:
-            followups.run_soon(asyncio.get_running_loop())
+            followups.run_soon(loop)
 
-    async def _race(
-        self,
-        dispatch: asyncio.Future[None],
-        outcome: asyncio.Future[AskUserQuestionAnswer],
-        signal: AbortSignal | None,
-    ) -> AskUserQuestionAnswer:
-        loop = asyncio.get_running_loop()
-        sources = [s for s in (signal, self._lifetime.signal) if s is not None]
+    def _dispatch(
+        self, loop: asyncio.AbstractEventLoop, request: AskUserQuestionRequest, agent: Agent | None
+    ) -> tuple[asyncio.Future[AskUserQuestionAnswer], asyncio.Future[Any]]:
+        """Start the waterfall: the future the ask awaits, and what cancelling stops it.
 
-        def wake(source: AbortSignal) -> Callable[[], None]:
-            def on_loop() -> None:
-                if not outcome.done():
-                    outcome.set_exception(_Aborted(source.reason))
-
-            # Always a loop turn later: an answerer that aborts and then fails in the same step
-            # has its own error win, as when both are seen together.
-            def later() -> None:
-                loop.call_soon_threadsafe(on_loop)
-
-            return later
-
-        forget = [source.add_listener(wake(source)) for source in sources]
-        try:
-            for source in sources:
-                if source.aborted:
-                    wake(source)()
-            return await outcome
-        except _Aborted as aborted:
-            reason = aborted.reason
-        except asyncio.CancelledError:
-            dispatch.cancel()
-            raise
-        finally:
-            for remove in forget:
-                remove()
-        dispatch.cancel()  # an answerer that ignores it does not hold the ask
-        dispatch.add_done_callback(_consume)
-        raise UserQuestionError.of("ASK_ABORTED", cause=reason)
+        An :class:`AnswerFuture` is both (no task: the answerer settles it); anything else is
+        awaited in a dispatch task that settles a future of the ask's own.
+        """
+        answering = self._waterfall.dispatch(request, agent, _no_answerer)
+        if isinstance(answering, AnswerFuture):
+            return answering, answering
+        outcome: asyncio.Future[AskUserQuestionAnswer] = loop.create_future()
+        return outcome, asyncio.ensure_future(_dispatch_to(answering, outcome))
 
     # -- timed questions ---------------------------------------------------------------------
     async def ask_timed(
@@ -408,6 +396,35 @@ class UserQuestions:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+async def _no_answerer() -> AskUserQuestionAnswer:
+    raise UserQuestionError.of("NO_PROVIDER")
+
+
+class _AbortWatch:
+    """Listens to one abort signal of an ask: settles its ``outcome`` with :class:`_Aborted`."""
+
+    __slots__ = ("loop", "outcome", "source")
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        outcome: asyncio.Future[AskUserQuestionAnswer],
+        source: AbortSignal,
+    ) -> None:
+        self.loop = loop
+        self.outcome = outcome
+        self.source = source
+
+    def __call__(self) -> None:
+        # Always a loop turn later: an answerer that aborts and then fails in the same step
+        # has its own error win, as when both are seen together.
+        self.loop.call_soon_threadsafe(self._settle)
+
+    def _settle(self) -> None:
+        if not self.outcome.done():
+            self.outcome.set_exception(_Aborted(self.source.reason))
 
 
 def _reason(signal: AbortSignal) -> BaseException:

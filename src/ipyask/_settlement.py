@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from contextvars import Context, copy_context
 from typing import Any, Generic, TypeVar
 
 from ._clock import call_on_loop
@@ -12,6 +13,10 @@ from ._clock import call_on_loop
 __all__ = ["Settlement"]
 
 T = TypeVar("T")
+
+_LOCK = threading.Lock()
+"""One lock decides every settlement's winner (held for a flag test only): a lock per pending
+question would cost more memory than the contention it saves."""
 
 
 class Settlement(Generic[T]):
@@ -25,8 +30,8 @@ class Settlement(Generic[T]):
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._future: asyncio.Future[T] = self._loop.create_future()
-        self._lock = threading.Lock()
         self._settled = False
+        self._callbacks: list[tuple[Callable[[asyncio.Future[T]], object], Context]] | None = None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -39,7 +44,7 @@ class Settlement(Generic[T]):
         return self._settled
 
     def _claim(self) -> bool:
-        with self._lock:
+        with _LOCK:
             if self._settled:
                 return False
             self._settled = True
@@ -53,6 +58,7 @@ class Settlement(Generic[T]):
         def settle() -> None:
             if not self._future.done():
                 self._future.set_result(value)
+                self._run_callbacks(self._future)  # at once: no loop turn before the answer
 
         call_on_loop(self._loop, settle)
         return True
@@ -68,6 +74,28 @@ class Settlement(Generic[T]):
 
         call_on_loop(self._loop, settle)
         return True
+
+    def add_done_callback(self, callback: Callable[[asyncio.Future[T]], object]) -> None:
+        """Call ``callback(future)`` on the loop once settled (or cancelled), in the current
+        context; the future holds the result or the error.
+
+        A result runs the callbacks at once (in :meth:`resolve` on the loop's thread, else when
+        the loop takes it); an error or a cancel a loop turn later, as an awaiting task sees them.
+        """
+        if self._callbacks is None:
+            self._callbacks = []
+            self._future.add_done_callback(self._run_callbacks)
+        self._callbacks.append((callback, copy_context()))
+
+    def _run_callbacks(self, future: asyncio.Future[T]) -> None:
+        callbacks, self._callbacks = self._callbacks, None
+        for callback, context in callbacks or ():
+            context.run(callback, future)
+
+    def cancel(self) -> None:
+        """Stop waiting: the awaiting side gets ``CancelledError`` (later settlements still
+        return whether they won, and change nothing)."""
+        self._future.cancel()
 
     def __await__(self) -> Generator[Any, None, T]:
         return self._future.__await__()

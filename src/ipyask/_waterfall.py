@@ -8,6 +8,7 @@ listeners receive every request, and agentless requests reach every listener.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import threading
 from collections.abc import Awaitable, Callable
@@ -18,7 +19,7 @@ from pydantic import ValidationError
 from ._agents import Agent
 from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
 
-__all__ = ["Answerer", "Next", "Waterfall"]
+__all__ = ["AnswerFuture", "Answerer", "Next", "Waterfall"]
 
 Next = Callable[[], Awaitable[AskUserQuestionAnswer]]
 """Delegates the request to the rest of the waterfall."""
@@ -36,6 +37,35 @@ class Answerer(Protocol):
     def __call__(
         self, request: AskUserQuestionRequest, next: Next, /
     ) -> Awaitable[AnswerLike] | AnswerLike: ...
+
+
+class AnswerFuture(asyncio.Future[AskUserQuestionAnswer]):
+    """What an answerer may return instead of a coroutine: a future of an answer it has
+    validated, which the seam awaits as it is (no task and no wrapping coroutines: a pending
+    question holds about 1 KiB less).
+
+    ``on_abandon`` is called once when the asker no longer waits (its ask was aborted or
+    cancelled): the answerer stops waiting for the person. An answerer sets its result or
+    exception only while the future is not done (the seam may end it first).
+    """
+
+    __slots__ = ("_on_abandon",)
+
+    def __init__(self, on_abandon: Callable[[], object] | None = None) -> None:
+        super().__init__(loop=asyncio.get_running_loop())
+        self._on_abandon = on_abandon
+
+    def when_abandoned(self, on_abandon: Callable[[], object] | None) -> None:
+        """Call ``on_abandon`` (instead of the earlier one) when the asker gives up."""
+        self._on_abandon = on_abandon
+
+    def cancel(self, msg: Any | None = None) -> bool:
+        """Cancel it if it is still pending; either way the asker gives up: ``on_abandon``."""
+        cancelled = super().cancel(msg)
+        on_abandon, self._on_abandon = self._on_abandon, None
+        if on_abandon is not None:
+            on_abandon()
+        return cancelled
 
 
 class _Registration:
@@ -56,7 +86,8 @@ class Waterfall:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._entries: list[_Registration] = []
+        # Replaced, never changed in place: a dispatch shares it while every entry admits.
+        self._entries: tuple[_Registration, ...] = ()
 
     def on(
         self, answerer: Answerer, *, agent: Agent | None = None, prepend: bool = False
@@ -69,15 +100,15 @@ class Waterfall:
         entry = _Registration(answerer, agent)
         with self._lock:
             if prepend:
-                self._entries.insert(0, entry)
+                self._entries = (entry, *self._entries)
             else:
-                self._entries.append(entry)
+                self._entries = (*self._entries, entry)
 
         def dispose() -> None:
             with self._lock:
                 for index, known in enumerate(self._entries):
                     if known is entry:
-                        del self._entries[index]
+                        self._entries = self._entries[:index] + self._entries[index + 1 :]
                         return
 
         return dispose
@@ -101,24 +132,45 @@ class Waterfall:
         it on by one, as in the reference.
         """
         with self._lock:
-            chain = [entry for entry in self._entries if entry.admits(agent)]
+            entries = self._entries
+        if not all(entry.admits(agent) for entry in entries):
+            entries = tuple(entry for entry in entries if entry.admits(agent))
+        return _Chain(request, entries, last).call_next()
 
-        def call_next() -> Awaitable[AskUserQuestionAnswer]:
-            if not chain:
-                return last()
-            entry = chain.pop(0)
-            try:
-                result = entry.answerer(request, next_)
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException as error:  # raised where the dispatch is awaited
-                return _raise(error)
-            return _checked(result, entry.answerer)
 
-        async def next_() -> AskUserQuestionAnswer:
-            return await call_next()
+class _Chain:
+    """One dispatch's way down the answerers: ``next`` moves it on by one."""
 
-        return call_next()
+    __slots__ = ("_entries", "_last", "_position", "_request")
+
+    def __init__(
+        self,
+        request: AskUserQuestionRequest,
+        entries: tuple[_Registration, ...],
+        last: Callable[[], Awaitable[AskUserQuestionAnswer]],
+    ) -> None:
+        self._request = request
+        self._entries = entries
+        self._last = last
+        self._position = 0
+
+    def call_next(self) -> Awaitable[AskUserQuestionAnswer]:
+        if self._position == len(self._entries):
+            return self._last()
+        entry = self._entries[self._position]
+        self._position += 1
+        try:
+            result = entry.answerer(self._request, self.next)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # raised where the dispatch is awaited
+            return _raise(error)
+        if isinstance(result, AnswerFuture):
+            return result
+        return _checked(result, entry.answerer)
+
+    async def next(self) -> AskUserQuestionAnswer:
+        return await self.call_next()
 
 
 async def _checked(result: object, answerer: object) -> AskUserQuestionAnswer:

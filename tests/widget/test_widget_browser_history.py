@@ -47,6 +47,23 @@ def test_a_reload_renders_every_card_from_the_state(wpage, open_page) -> None:
     expect(page.locator("article[data-key=h0] .ipyask-summary__line")).to_have_text("SQLite")
 
 
+def test_a_reload_reads_the_live_cards_from_every_live_page_in_order(wpage, open_page) -> None:
+    widget = QuestionWidget(cards=[pending(i) for i in range(120)])
+    for i in range(0, 120, 7):  # holes in every live page
+        widget.update_card(f"p{i}", status="answered", answer=ANSWER)
+    widget.set_card(pending(120))
+    assert len(widget.store.state_names()) > 3  # live_0 … live_2 at least, and history_0
+    wpage.mount(widget)
+    reloaded = open_page()
+    reloaded.mount(widget)  # a new page: the state alone
+    page = reloaded.page
+    text = page.locator(".ipyask-cards").first.text_content() or ""
+    expected = [i for i in range(121) if i % 7 != 0 or i == 120]
+    positions = [text.index(f"Pending question {i}?") for i in expected]
+    assert positions == sorted(positions)  # every live card, in the kernel's order
+    assert "Pending question 7?" not in text
+
+
 def test_live_cards_render_as_they_come_near_the_viewport(wpage) -> None:
     widget = QuestionWidget(cards=[pending(i) for i in range(200)])
     wpage.mount(widget)

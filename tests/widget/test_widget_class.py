@@ -34,7 +34,7 @@ def test_defaults() -> None:
     assert widget.protocol_version == PROTOCOL_VERSION
     assert widget.get_cards() == []
     state = widget.get_state()
-    assert json.loads(state["cards"]) == {"rev": 1, "cards": [], "pages": 0}
+    assert json.loads(state["cards"]) == {"rev": 1, "live": 0, "pages": 0}
     assert state["language"] == ""
     assert state["protocol_version"] == PROTOCOL_VERSION
     widget.close()
@@ -276,16 +276,19 @@ def test_card_model_helpers() -> None:
 def test_cards_sync_as_json_text_reusing_unchanged_cards() -> None:
     widget = QuestionWidget()
     widget.set_card(Card(key="a", questions=[AskUserQuestionItem(id="q", question="A?")]))
-    first = widget.get_state(["cards"])["cards"]
-    assert isinstance(first, str)
-    assert json.loads(first) == {"rev": 2, "cards": widget.cards, "pages": 0}
+    head, first = widget.get_state(["cards", "live_0"]).values()
+    assert isinstance(head, str) and isinstance(first, str)
+    assert json.loads(head) == {"rev": 2, "live": 1, "pages": 0}
+    assert json.loads(first) == widget.cards
     widget.set_card(Card(key="b", questions=[AskUserQuestionItem(id="q", question="<b>?")]))
     texts = widget.store._texts
-    assert texts["a"] == first[first.index("[") + 1 : first.index("]", -14)]  # the card's text
-    assert json.loads(widget.get_state(["cards"])["cards"])["cards"] == widget.cards
+    assert texts["a"] == first[1:-1]  # the card's text
+    assert json.loads(widget.get_state(["live_0"])["live_0"]) == widget.cards
     widget.update_card("a", status="cancelled")
-    state = {k: json.loads(v) for k, v in widget.get_state(["cards", "history_0"]).items()}
-    assert state["cards"]["rev"] == 4 and [c["key"] for c in state["cards"]["cards"]] == ["b"]
+    names = ["cards", "live_0", "history_0"]
+    state = {k: json.loads(v) for k, v in widget.get_state(names).items()}
+    assert state["cards"] == {"rev": 4, "live": 1, "pages": 1}
+    assert [c["key"] for c in state["live_0"]] == ["b"]
     assert [(c["key"], c["status"]) for c in state["history_0"]] == [("a", "cancelled")]
     widget.close()
 

@@ -35,7 +35,7 @@ class Recorder:
 
 
 def _parse(key: str, value: Any) -> Any:
-    return json.loads(value) if key == "cards" or key.startswith("history_") else value
+    return json.loads(value) if key == "cards" or key.startswith(("live_", "history_")) else value
 
 
 @pytest.fixture
@@ -74,10 +74,11 @@ def test_a_burst_of_card_changes_is_messages_now_and_one_state_sync_later(record
     assert comm.take() == []
     clock.advance(1)
     ((kind, state),) = comm.take()
-    # Only the entries the burst touched: the live cards (none left) and the history page that
-    # took the cancelled card.
+    # Only the entries the burst touched: the live page (no card left in it) and the history
+    # page that took the cancelled card.
     assert kind == "state" and state == {
-        "cards": {"rev": 5, "cards": [], "pages": 1},
+        "cards": {"rev": 5, "live": 1, "pages": 1},
+        "live_0": [],
         "history_0": widget.cards,
     }
     assert clock.pending == []
@@ -107,7 +108,7 @@ def test_closing_sends_what_is_held_first(recorded, clock):
     comm.take()
     widget.close()
     ((kind, state),) = comm.take()
-    assert kind == "state" and [c["key"] for c in state["cards"]["cards"]] == ["a"]
+    assert kind == "state" and [c["key"] for c in state["live_0"]] == ["a"]
     assert clock.pending == []
 
 

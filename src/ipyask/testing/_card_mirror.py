@@ -1,7 +1,8 @@
 """A panel's cards as a browser view shows them: the synced state plus newer ``cards`` messages.
 
-The state is split (``docs/protocol.md``): ``cards`` holds the revision, the live cards and the
-number of history pages, and ``history_0``, ``history_1``, … the settled cards. The kernel sends
+The state is split (``docs/protocol.md``): ``cards`` holds the revision and the numbers of live
+and of history pages, ``live_0``, ``live_1``, … the live cards and ``history_0``, ``history_1``, …
+the settled cards. The kernel sends
 each card change as a ``cards`` message at once and syncs the entries it touched a moment later;
 like the widget's hub, the mirror applies every message whose ``rev`` is above the state's and
 forgets it once the state catches up.
@@ -28,21 +29,23 @@ def _json(raw: object) -> object:
 
 
 def parse_card_state(raw: object) -> tuple[int, list[Card]]:
-    """``(rev, cards)`` of a synced ``cards`` value: JSON text of ``{rev, cards}``, or a list."""
+    """``(rev, cards)`` of a synced ``cards`` value (JSON text of ``{rev, live, pages}``, whose
+    cards are in the pages, or of ``{rev, cards}``), or of a page or list of cards."""
     value = _json(raw)
     if isinstance(value, list):
         return 0, [card for card in value if isinstance(card, dict)]
-    if isinstance(value, dict) and isinstance(value.get("cards"), list):
+    if isinstance(value, dict):
         rev = value.get("rev")
-        cards = [card for card in value["cards"] if isinstance(card, dict)]
+        listed = value.get("cards")
+        cards = [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
         return (rev if isinstance(rev, int) else 0), cards
     return 0, []
 
 
-def _pages(raw: object) -> int:
+def _count(raw: object, name: str) -> int:
     value = _json(raw)
-    pages = value.get("pages") if isinstance(value, dict) else None
-    return pages if isinstance(pages, int) and pages > 0 else 0
+    count = value.get(name) if isinstance(value, dict) else None
+    return count if isinstance(count, int) and count > 0 else 0
 
 
 class CardMirror:
@@ -57,6 +60,7 @@ class CardMirror:
         self._head: object = None
         self._rev = 0
         self._state_live: list[Card] = []
+        self._live_pages: list[tuple[object, list[Card]]] = []
         self._pages: list[tuple[object, list[Card]]] = []
         self._seen = 0
         self._changes: dict[int, dict[str, Any]] = {}
@@ -70,7 +74,7 @@ class CardMirror:
         if self._all is None:
             live: dict[str, Card] = {}
             history: dict[str, Card] = {}
-            for card in self._state_live:
+            for card in self._state_live_cards():
                 live.setdefault(str(card.get("key")), card)
             for _, page in self._pages:
                 for card in page:
@@ -86,29 +90,34 @@ class CardMirror:
         self._update(state, messages)
         if self._live is None:
             live: dict[str, Card] = {}
-            for card in self._state_live:
+            for card in self._state_live_cards():
                 live.setdefault(str(card.get("key")), card)
             for rev in sorted(self._changes):
                 _apply(live, None, self._changes[rev])
             self._live = live
         return list(self._live.values())
 
+    def _state_live_cards(self) -> list[Card]:
+        return [*self._state_live, *(card for _, page in self._live_pages for card in page)]
+
     def _update(self, state: object, messages: Sequence[CustomMessage]) -> None:
         entries = state if isinstance(state, Mapping) else {"cards": state}
         head = entries.get("cards", [])
-        count = _pages(head)
-        changed = head is not self._head or len(self._pages) != count
-        del self._pages[count:]
-        for index in range(count):
-            raw = entries.get(f"history_{index}", "[]")
-            if index < len(self._pages) and self._pages[index][0] is raw:
-                continue
-            page = (raw, parse_card_state(raw)[1])
-            if index < len(self._pages):
-                self._pages[index] = page
-            else:
-                self._pages.append(page)
-            changed = True
+        changed = head is not self._head
+        for part, pages in (("live", self._live_pages), ("history", self._pages)):
+            count = _count(head, "live" if part == "live" else "pages")
+            changed = changed or len(pages) != count
+            del pages[count:]
+            for index in range(count):
+                raw = entries.get(f"{part}_{index}", "[]")
+                if index < len(pages) and pages[index][0] is raw:
+                    continue
+                page = (raw, parse_card_state(raw)[1])
+                if index < len(pages):
+                    pages[index] = page
+                else:
+                    pages.append(page)
+                changed = True
         if changed:
             self._head = head
             self._rev, self._state_live = parse_card_state(head)

@@ -3,11 +3,12 @@
 Only kernel code writes it (views cannot: the widget refuses their state updates), so it is what
 the bridge checks answers against.
 
-The synced state is split so that a change costs the same however long the panel's history is:
-the live cards (pending or continued) are one state entry, ``cards``, and the settled ones are
-appended to history pages of at most :data:`PAGE_SIZE` cards, one state entry each
-(``history_0``, ``history_1``, …). A change re-serializes only the card it changes, and the next
-sync sends ``cards`` and the pages it touched, never the whole history.
+The synced state is split so that a change costs the same however many cards the panel holds:
+``cards`` holds only the revision and the page counts; the live cards (pending or continued) are
+in live pages (``live_0``, ``live_1``, …) and the settled ones in history pages (``history_0``,
+``history_1``, …), at most :data:`PAGE_SIZE` cards a page, one state entry each. A change
+re-serializes only the card it changes, and the next sync sends ``cards`` and the pages it
+touched, never every card.
 """
 
 from __future__ import annotations
@@ -22,29 +23,118 @@ from pydantic import ValidationError
 
 from ._cards import Card
 
-__all__ = ["HEAD", "LIVE_STATUSES", "PAGE_SIZE", "CardStore"]
+__all__ = ["HEAD", "LIVE_STATUSES", "PAGE_SIZE", "CardStore", "page_name"]
 
 WireCard = dict[str, Any]
 
 HEAD = "cards"
-"""The state entry with the revision, the live cards and the number of history pages."""
+"""The state entry with the revision and the number of live and history pages."""
 
 PAGE_SIZE = 50
-"""Settled cards per history page: a sync sends at most one changed page per settled card."""
+"""Cards per page: a sync sends at most two changed pages per changed card."""
 
 LIVE_STATUSES = frozenset({"pending", "continued"})
 """Cards a person can still answer; every other status is history."""
 
-_PAGE = re.compile(r"^history_(0|[1-9][0-9]*)$")
+_PLAIN = {"kind": "generic"}
+"""The presentation of a plain card (its view has nothing else to derive when no question has
+detail)."""
+
+LIVE = "live"
+HISTORY = "history"
+
+_PAGE = re.compile(r"^(live|history)_(0|[1-9][0-9]*)$")
 
 
 def _dump(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def page_name(index: int) -> str:
-    """The state entry of history page ``index``."""
-    return f"history_{index}"
+def page_name(part: str, index: int) -> str:
+    """The state entry of page ``index`` of ``part`` (``"live"`` or ``"history"``)."""
+    return f"{part}_{index}"
+
+
+class _Pages:
+    """One part of the cards (live or history) as ordered pages of keys, each a state entry.
+
+    A card joins the end of the last page that holds any card, or the page after it when that
+    one is full, so the pages in order hold the part's cards in order; a page a card leaves keeps
+    its place (it may become empty; entries never go away, and empty pages at the end are filled
+    again first). ``cache``: keep each page's text while it is unchanged (for history pages, which
+    rarely change and go to every new view; live pages change with nearly every sync, and their
+    texts would hold every live card's text twice).
+    """
+
+    __slots__ = ("_cache", "_page_of", "_pages", "_texts", "created", "part")
+
+    def __init__(self, part: str, *, cache: bool) -> None:
+        self.part = part
+        self._cache = cache
+        self._pages: list[dict[str, None]] = []  # each an ordered set of keys
+        self._page_of: dict[str, int] = {}
+        self._texts: list[str | None] = []  # None: changed since last serialized
+        self.created: list[str] = []  # entries made since the widget last took them
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+    def page_of(self, key: str) -> int | None:
+        return self._page_of.get(key)
+
+    def keys(self) -> Iterable[str]:
+        for page in self._pages:
+            yield from page
+
+    def count(self) -> int:
+        return len(self._page_of)
+
+    def add(self, key: str) -> str:
+        """Put ``key`` last; the entry it went to."""
+        index = len(self._pages) - 1
+        while index >= 0 and not self._pages[index]:
+            index -= 1
+        if index < 0 or len(self._pages[index]) >= PAGE_SIZE:
+            index += 1
+        if index == len(self._pages):
+            self._pages.append({})
+            self._texts.append(None)
+            self.created.append(page_name(self.part, index))
+        self._pages[index][key] = None
+        self._page_of[key] = index
+        return self.changed(index)
+
+    def remove(self, key: str) -> str:
+        """Take ``key`` out of its page (it must be in one); the entry it left."""
+        index = self._page_of.pop(key)
+        del self._pages[index][key]
+        return self.changed(index)
+
+    def changed(self, index: int) -> str:
+        """Page ``index`` changed (its text is made anew); its entry."""
+        self._texts[index] = None
+        return page_name(self.part, index)
+
+    def clear(self) -> None:
+        """Empty every page (the entries stay: views hold them)."""
+        for index in range(len(self._pages)):
+            self._pages[index] = {}
+            self._texts[index] = None
+        self._page_of = {}
+
+    def names(self) -> list[str]:
+        return [page_name(self.part, index) for index in range(len(self._pages))]
+
+    def text(self, index: int, texts: Mapping[str, str]) -> str:
+        """The JSON list of page ``index``'s cards (``"[]"`` past the last page)."""
+        if not 0 <= index < len(self._pages):
+            return "[]"
+        text = self._texts[index]
+        if text is None:
+            text = "[" + ",".join(texts[key] for key in self._pages[index]) + "]"
+            if self._cache:
+                self._texts[index] = text
+        return text
 
 
 class CardStore:
@@ -59,13 +149,12 @@ class CardStore:
         # Insertion order is the kernel's order (``get_cards``); a replaced card keeps its place.
         self._models: dict[str, Card] = {}
         self._texts: dict[str, str] = {}
-        # The derived ``view`` of every card, reused while its questions stay the same objects
-        # (its Markdown does not change with the status).
+        # The derived ``view`` of the cards whose view costs something to derive (Markdown, a
+        # presentation), reused while their questions stay the same objects (it does not change
+        # with the status); a plain card's view is derived again, which costs less than keeping it.
         self._views: dict[str, dict[str, Any]] = {}
-        self._live: dict[str, None] = {}  # an ordered set of the live keys
-        self._pages: list[dict[str, None]] = []
-        self._page_of: dict[str, int] = {}
-        self._page_texts: list[str | None] = []  # None: changed since last serialized
+        self._live = _Pages(LIVE, cache=False)
+        self._history = _Pages(HISTORY, cache=True)
         self._rev = 0
         self.replace(list(cards))
         self._rev = 1
@@ -84,6 +173,10 @@ class CardStore:
         """Every card's wire dict, in the kernel's order (parsed anew: the store keeps text)."""
         return [json.loads(self._texts[key]) for key in self._models]
 
+    def live_keys(self) -> list[str]:
+        """The keys of the live cards, in the order the views show them."""
+        return list(self._live.keys())
+
     def __contains__(self, key: object) -> bool:
         return key in self._models
 
@@ -98,7 +191,7 @@ class CardStore:
     @property
     def live_count(self) -> int:
         """How many cards are live (pending or continued)."""
-        return len(self._live)
+        return self._live.count()
 
     # -- changes ------------------------------------------------------------------------------
 
@@ -108,8 +201,8 @@ class CardStore:
         key = model.key
         previous = self._models.get(key)
         reuse = previous is not None and model.same_view_as(previous)
-        wire = model.to_wire(view=self._views[key] if reuse else None)
-        self._views[key] = wire["view"]
+        wire = model.to_wire(view=self._views.get(key) if reuse else None)
+        self._keep_view(key, wire["view"])
         self._models[key] = model
         self._texts[key] = _dump(wire)
         self._rev += 1
@@ -119,9 +212,11 @@ class CardStore:
         """Remove card ``key``; the card and the state entries it left. :class:`KeyError` if
         absent."""
         model = self._models.pop(key)
-        del self._texts[key], self._views[key]
+        del self._texts[key]
+        self._views.pop(key, None)
         self._rev += 1
-        return model, self._unplace(key)
+        part = self._live if self._live.page_of(key) is not None else self._history
+        return model, [HEAD, part.remove(key)]
 
     def replace(self, value: object) -> bool:
         """Make ``value`` (a list of cards or wire dicts) the whole new set of cards.
@@ -135,18 +230,22 @@ class CardStore:
         ):
             return False
         self._models, self._texts, self._views = {}, {}, {}
-        self._live, self._page_of = {}, {}
-        for page in range(len(self._pages)):  # the entries stay (views hold them), emptied
-            self._pages[page] = {}
-            self._page_texts[page] = None
+        self._live.clear()
+        self._history.clear()
         for model in models:
             wire = model.to_wire()
             self._models[model.key] = model
             self._texts[model.key] = _dump(wire)
-            self._views[model.key] = wire["view"]
+            self._keep_view(model.key, wire["view"])
             self._place(model.key, model.status in LIVE_STATUSES)
         self._rev += 1
         return True
+
+    def _keep_view(self, key: str, view: dict[str, Any]) -> None:
+        if view["presentation"] == _PLAIN and not any(view["detailHtml"]):
+            self._views.pop(key, None)
+        else:
+            self._views[key] = view
 
     def _checked(self, value: object) -> list[Card]:
         if not isinstance(value, (list, tuple)):
@@ -163,69 +262,44 @@ class CardStore:
         return models
 
     def _place(self, key: str, live: bool) -> list[str]:
-        page = self._page_of.get(key)
-        if live:
-            touched = [HEAD]
-            if page is not None:
-                touched.append(self._leave_page(key, page))
-            self._live.setdefault(key, None)
-            return touched
-        if page is None:  # newly settled (or new): the end of the history
-            self._live.pop(key, None)
-            if not self._pages or len(self._pages[-1]) >= PAGE_SIZE:
-                self._pages.append({})
-                self._page_texts.append(None)
-            page = len(self._pages) - 1
-            self._pages[page][key] = None
-            self._page_of[key] = page
-        self._page_texts[page] = None
-        return [HEAD, page_name(page)]
-
-    def _unplace(self, key: str) -> list[str]:
-        page = self._page_of.get(key)
-        if page is None:
-            del self._live[key]
-            return [HEAD]
-        return [HEAD, self._leave_page(key, page)]
-
-    def _leave_page(self, key: str, page: int) -> str:
-        del self._pages[page][key], self._page_of[key]
-        self._page_texts[page] = None
-        return page_name(page)
+        part, other = (self._live, self._history) if live else (self._history, self._live)
+        page = part.page_of(key)
+        if page is not None:  # stays in its part: in place
+            return [HEAD, part.changed(page)]
+        touched = [HEAD, part.add(key)]  # new, or changing part: last in its part
+        if other.page_of(key) is not None:
+            touched.append(other.remove(key))
+        return touched
 
     # -- the synced state ---------------------------------------------------------------------
 
-    def state_names(self, start: int = 0) -> list[str]:
-        """The state entries the store syncs, from the ``start``-th on: ``cards``, then one per
-        history page."""
-        names = [HEAD] if start == 0 else []
-        return names + [page_name(index) for index in range(max(start - 1, 0), len(self._pages))]
+    def state_names(self) -> list[str]:
+        """The state entries the store syncs: ``cards``, the live pages, the history pages."""
+        return [HEAD, *self._live.names(), *self._history.names()]
 
-    @property
-    def entry_count(self) -> int:
-        """How many state entries the store syncs (``cards`` and the pages)."""
-        return 1 + len(self._pages)
+    def created_names(self) -> list[str]:
+        """The page entries made since this was last called (to sync from now on)."""
+        names = [*self._live.created, *self._history.created]
+        self._live.created.clear()
+        self._history.created.clear()
+        return names
 
     @staticmethod
     def owns(name: str) -> bool:
-        """Whether ``name`` is a state entry of a store (``cards`` or a history page)."""
+        """Whether ``name`` is a state entry of a store (``cards`` or a page)."""
         return name == HEAD or _PAGE.match(name) is not None
 
     def state_text(self, name: str) -> str:
-        """The synced text of entry ``name``: for ``cards`` ``{"rev", "cards", "pages"}`` with
-        the live cards, for a page the JSON list of its cards (unchanged pages are cached)."""
+        """The synced text of entry ``name``: for ``cards`` ``{"rev", "live", "pages"}`` (the
+        revision, the number of live and of history pages), for a page the JSON list of its
+        cards (unchanged pages are cached)."""
         if name == HEAD:
-            live = ",".join(self._texts[key] for key in self._live)
-            return f'{{"rev":{self._rev},"cards":[{live}],"pages":{len(self._pages)}}}'
+            return f'{{"rev":{self._rev},"live":{len(self._live)},"pages":{len(self._history)}}}'
         match = _PAGE.match(name)
-        index = int(match.group(1)) if match is not None else -1
-        if not 0 <= index < len(self._pages):
+        if match is None:
             return "[]"
-        text = self._page_texts[index]
-        if text is None:
-            text = "[" + ",".join(self._texts[key] for key in self._pages[index]) + "]"
-            self._page_texts[index] = text
-        return text
+        part = self._live if match.group(1) == LIVE else self._history
+        return part.text(int(match.group(2)), self._texts)
 
     def state(self, names: Iterable[str]) -> Mapping[str, str]:
         """The synced texts of ``names`` (entries this store owns)."""

@@ -377,7 +377,7 @@ def present(questions: list[AskUserQuestionItem], wait: WaitKind) -> Presentatio
     ``detail``, labels that do not match the options, multi-select, an approval with a timed
     wait, an unknown intent kind) falls back to the generic flow.
     """
-    if len(questions) == 1:
+    if len(questions) == 1 and questions[0].intent is not None:  # each needs an intent
         question = questions[0]
         found: Presentation | None = (
             _plan_review(question)
@@ -387,4 +387,8 @@ def present(questions: list[AskUserQuestionItem], wait: WaitKind) -> Presentatio
         )
         if found is not None:
             return found
-    return GenericPresentation()
+    return _GENERIC
+
+
+_GENERIC = GenericPresentation()
+"""The generic presentation (a frozen model: one serves every card)."""

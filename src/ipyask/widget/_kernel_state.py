@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ipywidgets import Layout
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ipywidgets import Widget
 
 __all__ = ["KernelOwnedLayout", "refuse_view_state"]
@@ -26,13 +28,17 @@ _PASSED_ON = frozenset({"custom", "request_state"})
 
 
 def refuse_view_state(
-    widget: Widget, msg: object, *, lock: AbstractContextManager[object] | None = None
+    widget: Widget,
+    msg: object,
+    *,
+    lock: AbstractContextManager[object] | None = None,
+    before_reply: Callable[[], object] | None = None,
 ) -> bool:
     """Refuse ``msg`` unless it is a custom message or a state request (then ``False``).
 
     A state update has the kernel's values of the synced traits it names sent back to the views
-    (of every synced trait when it names none readably); any other message is dropped.
-    ``lock`` is held while the state is read.
+    (of every synced trait when it names none readably), after ``before_reply()``; any other
+    message is dropped. ``lock`` is held while the state is read.
     """
     content = msg.get("content") if isinstance(msg, dict) else None
     data = content.get("data") if isinstance(content, dict) else None
@@ -49,6 +55,8 @@ def refuse_view_state(
     if names:
         try:
             with lock if lock is not None else nullcontext():
+                if before_reply is not None:
+                    before_reply()
                 widget.send_state(names)
         except Exception:
             log.exception("ipyask: could not send the kernel's state back to the views")

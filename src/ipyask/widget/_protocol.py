@@ -74,7 +74,7 @@ def _unsendable_text(value: object) -> bool:
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            if not is_sendable(item):
+            if not item.isascii() and not is_sendable(item):  # ASCII: checked without a copy
                 return True
         elif isinstance(item, dict):
             pending.extend(item.keys())

@@ -138,15 +138,14 @@ class QuestionWidget(anywidget.AnyWidget):
     @traitlets.default("keys")
     def _default_keys(self) -> list[str]:
         # The traits, plus the card entries the store serializes (no traits: see get_state).
-        names = self._store.state_names()
-        self._entries = len(names)
-        return [*super()._default_keys(), *names]
+        self._store.created_names()  # every entry is in the list below
+        return [*super()._default_keys(), *self._store.state_names()]
 
     def get_state(
         self, key: str | Iterable[str] | None = None, drop_defaults: bool = False
     ) -> dict[str, Any]:
         """The synced state (or the entries ``key`` names): the traits, and the cards as the
-        store's JSON texts (``cards`` and the history pages; see docs/protocol.md)."""
+        store's JSON texts (``cards``, the live and the history pages; see docs/protocol.md)."""
         names = self.keys if key is None else [key] if isinstance(key, str) else list(key)
         traits = [name for name in names if not CardStore.owns(name)]
         state: dict[str, Any] = super().get_state(traits, drop_defaults) if traits else {}
@@ -233,10 +232,11 @@ class QuestionWidget(anywidget.AnyWidget):
             self.send_state(entries)
 
     def _track_entries(self) -> None:
-        # A new history page is a new state entry, synced from now on (entries never go away).
-        if self._store.entry_count > self._entries:
-            self.keys.extend(self._store.state_names(self._entries))
-            self._entries = self._store.entry_count
+        # A new page is a new state entry, synced from now on (entries never go away).
+        keys = self.keys  # made first (with every current entry) on first use
+        created = self._store.created_names()
+        if created:
+            keys.extend(created)
 
     def _send_change(self, upsert: list[dict[str, Any]], remove: list[str]) -> None:
         message = {
@@ -349,8 +349,10 @@ class QuestionWidget(anywidget.AnyWidget):
         )
 
     def _handle_msg(self, msg: object) -> None:
-        # Every synced trait is the kernel's: a state update from a view is refused.
-        if not refuse_view_state(self, msg, lock=self._lock):
+        # Every synced trait is the kernel's: a state update from a view is refused. What is
+        # held goes out before the reply: ``cards`` alone would count pages, at a revision,
+        # that the views do not have yet.
+        if not refuse_view_state(self, msg, lock=self._lock, before_reply=self._sync.release):
             super()._handle_msg(msg)
 
     def _handle_custom_msg_content(

@@ -19,7 +19,7 @@ class PassOn:
 PASS_ON = PassOn()
 
 
-@dataclass
+@dataclass(slots=True)
 class HeldRequest:
     """A request the panel holds while the person decides; ``key`` names its card."""
 

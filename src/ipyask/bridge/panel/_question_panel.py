@@ -12,6 +12,7 @@ import asyncio
 import math
 import uuid
 from collections.abc import Awaitable, Mapping
+from functools import partial
 from typing import Any
 
 from ..._agents import Agent
@@ -19,7 +20,7 @@ from ..._errors import UserQuestionError
 from ..._followups import after_answer
 from ..._service import UserQuestions
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
-from ..._waterfall import Next
+from ..._waterfall import AnswerFuture, Next
 from ...store import Store
 from ...widget import Card, KernelMessage, QuestionWidget, ViewMessage
 from ._answer_loop import AnswerLoop, call_on
@@ -37,6 +38,19 @@ __all__ = ["HEARTBEAT_TIMEOUT_MS", "QuestionPanel"]
 
 HEARTBEAT_TIMEOUT_MS = 15_000
 """A view that sent no heartbeat for this long has gone: its claims are released."""
+
+
+def _settle_from(answering: AnswerFuture, passed: asyncio.Future[AskUserQuestionAnswer]) -> None:
+    """Settle ``answering`` as the rest of the waterfall (``passed``) settled."""
+    if answering.done():
+        if not passed.cancelled():
+            passed.exception()  # retrieved: the asker has gone
+    elif passed.cancelled():
+        answering.cancel()
+    elif (error := passed.exception()) is not None:
+        answering.set_exception(error)
+    else:
+        answering.set_result(passed.result())
 
 
 class QuestionPanel(QuestionWidget):
@@ -112,7 +126,8 @@ class QuestionPanel(QuestionWidget):
         self, request: AskUserQuestionRequest, next: Next
     ) -> Awaitable[AskUserQuestionAnswer]:
         # Not a coroutine function: the waterfall calls its first answerer before the asker
-        # yields, so the card goes out at once; the wait for the person is the coroutine.
+        # yields, so the card goes out at once; the wait for the person is a future the
+        # settlement's callback settles (no task per pending question).
         if self._closed:
             return next()
         self._answer_loop.remember_running()
@@ -133,7 +148,10 @@ class QuestionPanel(QuestionWidget):
         )
         held = HeldRequest(key, request, card)
         self._held[key] = held
-        return self._settle(held, next)
+        answering = AnswerFuture(held.settlement.cancel)
+        # Registered now, in the ask's context: the callback's follow-ups are the ask's.
+        held.settlement.add_done_callback(partial(self._settled, held, next, answering))
+        return answering
 
     def _window_ms(self, request: AskUserQuestionRequest) -> int | None:
         """The whole window of a timed request's wait (its card's countdown length)."""
@@ -142,10 +160,51 @@ class QuestionPanel(QuestionWidget):
         wait = self.service.live_wait(request.agent, request.call_id)
         return None if wait is None else max(1, math.ceil(wait.window_ms))
 
-    async def _settle(self, held: HeldRequest, next: Next) -> AskUserQuestionAnswer:
+    def _settled(
+        self,
+        held: HeldRequest,
+        next: Next,
+        answering: AnswerFuture,
+        settled: asyncio.Future[AskUserQuestionAnswer | PassOn],
+    ) -> None:
+        """The person answered (or the request ended otherwise): settle ``answering``.
+
+        Runs as the settlement is resolved (or a loop turn after an error), in the ask's
+        context: its follow-ups are the ask's."""
+        try:
+            outcome = self._outcome(held, settled)
+        except BaseException as error:
+            if not answering.done():
+                answering.set_exception(error)
+            elif not isinstance(error, asyncio.CancelledError):
+                self.log.debug("ipyask: a request ended after its asker: %r", error)
+            return
+        if isinstance(outcome, PassOn):
+            self._held.pop(held.key, None)
+            try:
+                self.remove_card(held.key)
+                passed = asyncio.ensure_future(next())
+            except Exception as error:  # the asker gets it, not whoever settled
+                if not answering.done():
+                    answering.set_exception(error)
+                return
+            answering.when_abandoned(passed.cancel)
+            passed.add_done_callback(partial(_settle_from, answering))
+            return
+        # The agent gets the answer first; the card turns answered right after. Until then the
+        # request stays held, so a second answer is refused as ALREADY_ANSWERED.
+        after_answer(lambda: self._answered(held, outcome))
+        if not answering.done():
+            answering.set_result(outcome)
+
+    def _outcome(
+        self, held: HeldRequest, settled: asyncio.Future[AskUserQuestionAnswer | PassOn]
+    ) -> AskUserQuestionAnswer | PassOn:
+        """What the person's settlement of ``held`` gives the asker (it raises what it holds,
+        after the card shows how it ended)."""
         key = held.key
         try:
-            outcome = await held.settlement
+            return settled.result()
         except BaseException as error:
             self._held.pop(key, None)
             if isinstance(error, asyncio.CancelledError):
@@ -157,14 +216,6 @@ class QuestionPanel(QuestionWidget):
             raise
         finally:
             self.claims.release(key)
-        if isinstance(outcome, PassOn):
-            self._held.pop(key, None)
-            self.remove_card(key)
-            return await next()
-        # The agent gets the answer first; the card turns answered right after. Until then the
-        # request stays held, so a second answer is refused as ALREADY_ANSWERED.
-        after_answer(lambda: self._answered(held, outcome))
-        return outcome
 
     def _answered(self, held: HeldRequest, answer: AskUserQuestionAnswer) -> None:
         if self._held.get(held.key) is held:

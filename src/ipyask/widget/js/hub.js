@@ -5,10 +5,10 @@
  * change before the state does: the hub applies it over any state of a lower `rev` and drops it
  * once the state reaches that `rev`.
  *
- * The state is split (docs/protocol.md): `cards` holds the revision, the live cards and the number
- * of history pages; `history_0`, `history_1`, … the settled cards, oldest first. The hub keeps the
- * live cards and the history apart, as the views show them, and parses a page only when its text
- * changed.
+ * The state is split (docs/protocol.md): `cards` holds the revision and the numbers of live and of
+ * history pages; `live_0`, `live_1`, … the live cards in order, `history_0`, `history_1`, … the
+ * settled cards, oldest first. The hub keeps the live cards and the history apart, as the views
+ * show them, and parses a page only when its text changed.
  */
 
 import { PROTOCOL_VERSION, isCard, isLive, parsePage, parseState } from "./protocol.js";
@@ -19,8 +19,14 @@ import { errorText } from "./strings.js";
  * @import { View } from "./view.js"
  */
 
-/** @param {number} index */
-const pageName = (index) => `history_${index}`;
+/** @typedef {"live" | "history"} Part */
+/** @typedef {{raw: unknown, cards: unknown[]}} Page */
+
+/**
+ * @param {Part} part
+ * @param {number} index
+ */
+const pageName = (part, index) => `${part}_${index}`;
 
 export class Hub {
   /** @param {Model} model */
@@ -32,8 +38,8 @@ export class Hub {
     this.views = new Set();
     /** @type {CardState} the synced `cards` entry */
     this.state = parseState(model.get("cards"));
-    /** @type {{raw: unknown, cards: unknown[]}[]} the synced history pages, parsed */
-    this.pages = [];
+    /** @type {{live: Page[], history: Page[]}} the synced pages, parsed */
+    this.pages = { live: [], history: [] };
     /** @type {CardChange[]} `cards` messages newer than the state, in `rev` order */
     this.changes = [];
     /** @type {{live: Map<string, Card>, history: Map<string, Card>} | null} merged (cached) */
@@ -41,7 +47,7 @@ export class Hub {
     /** @type {Card[] | null} the history in order (cached) */
     this.historyList = null;
     this.listening = false;
-    /** @type {Set<number>} the pages whose changes this hub listens to */
+    /** @type {Set<string>} the pages whose changes this hub listens to */
     this.watched = new Set();
     this.onMessage = (/** @type {unknown} */ message) => this.receive(message);
     this.onState = () => this.stateChanged();
@@ -60,7 +66,7 @@ export class Hub {
     if (!this.listening) return;
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:cards", this.onState);
-    for (const index of this.watched) this.model.off(`change:${pageName(index)}`, this.onState);
+    for (const name of this.watched) this.model.off(`change:${name}`, this.onState);
     this.watched.clear();
     this.listening = false;
   }
@@ -75,15 +81,25 @@ export class Hub {
 
   /** Parse the pages whose text changed; listen to every page the state names. */
   readPages() {
-    const count = this.state.pages;
-    this.pages.length = Math.min(this.pages.length, count);
+    this.readPart("live", this.state.live);
+    this.readPart("history", this.state.pages);
+  }
+
+  /**
+   * @param {Part} part
+   * @param {number} count
+   */
+  readPart(part, count) {
+    const pages = this.pages[part];
+    pages.length = Math.min(pages.length, count);
     for (let index = 0; index < count; index += 1) {
-      const raw = this.model.get(pageName(index));
-      const known = this.pages[index];
-      if (!known || known.raw !== raw) this.pages[index] = { raw, cards: parsePage(raw) };
-      if (this.listening && !this.watched.has(index)) {
-        this.model.on(`change:${pageName(index)}`, this.onState);
-        this.watched.add(index);
+      const name = pageName(part, index);
+      const raw = this.model.get(name);
+      const known = pages[index];
+      if (!known || known.raw !== raw) pages[index] = { raw, cards: parsePage(raw) };
+      if (this.listening && !this.watched.has(name)) {
+        this.model.on(`change:${name}`, this.onState);
+        this.watched.add(name);
       }
     }
   }
@@ -127,7 +143,10 @@ export class Hub {
     /** @type {Map<string, Card>} */
     const history = new Map();
     for (const card of this.state.cards) if (isCard(card) && !live.has(card.key)) live.set(card.key, card);
-    for (const page of this.pages) {
+    for (const page of this.pages.live) {
+      for (const card of page.cards) if (isCard(card) && !live.has(card.key)) live.set(card.key, card);
+    }
+    for (const page of this.pages.history) {
       for (const card of page.cards) {
         if (isCard(card) && !live.has(card.key) && !history.has(card.key)) history.set(card.key, card);
       }

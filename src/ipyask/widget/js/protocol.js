@@ -15,31 +15,35 @@ function parseJson(raw) {
   }
 }
 
+/** @param {unknown} value */
+const count = (value) => (Number.isInteger(value) && /** @type {number} */ (value) > 0 ? /** @type {number} */ (value) : 0);
+
 /**
- * The kernel syncs `cards` as the JSON text of `{rev, cards, pages}` (the live cards and the
- * number of history pages); `{rev, cards}` (every card, no pages) and a plain list (revision 0)
- * are read too.
+ * The kernel syncs `cards` as the JSON text of `{rev, live, pages}` (the numbers of live and of
+ * history pages, the cards being in those pages); `{rev, cards, pages}` (the live cards in
+ * `cards`), `{rev, cards}` (every card, no pages) and a plain list (revision 0) are read too.
  * @param {unknown} raw
  * @returns {CardState}
  */
 export function parseState(raw) {
   const value = parseJson(raw);
-  if (Array.isArray(value)) return { rev: 0, cards: value, pages: 0 };
+  if (Array.isArray(value)) return { rev: 0, cards: value, live: 0, pages: 0 };
   if (value && typeof value === "object") {
-    const { rev, cards, pages } = /** @type {Record<string, unknown>} */ (value);
-    if (Array.isArray(cards)) {
+    const { rev, cards, live, pages } = /** @type {Record<string, unknown>} */ (value);
+    if (Array.isArray(cards) || Number.isInteger(live)) {
       return {
         rev: Number.isInteger(rev) ? /** @type {number} */ (rev) : 0,
-        cards,
-        pages: Number.isInteger(pages) && /** @type {number} */ (pages) > 0 ? /** @type {number} */ (pages) : 0,
+        cards: Array.isArray(cards) ? cards : [],
+        live: count(live),
+        pages: count(pages),
       };
     }
   }
-  return { rev: 0, cards: [], pages: 0 };
+  return { rev: 0, cards: [], live: 0, pages: 0 };
 }
 
 /**
- * A history page: the JSON text of a list of settled cards.
+ * A page (live or history): the JSON text of a list of cards.
  * @param {unknown} raw
  * @returns {unknown[]}
  */

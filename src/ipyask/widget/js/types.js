@@ -45,7 +45,7 @@
  *   view: {presentation: Presentation, detailHtml: (string | null)[]}}} Card
  * @typedef {{selected: string[], custom: string, skipped: boolean}} Draft
  * @typedef {{seq: number, deadline: number}} Anchor
- * @typedef {{rev: number, cards: unknown[], pages: number}} CardState
+ * @typedef {{rev: number, cards: unknown[], live: number, pages: number}} CardState
  * @typedef {{rev: number, upsert: unknown[], remove: unknown[]}} CardChange
  */
 

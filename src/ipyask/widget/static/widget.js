@@ -10,30 +10,32 @@ function parseJson(raw) {
     return [];
   }
 }
+var count = (value) => Number.isInteger(value) && /** @type {number} */
+value > 0 ? (
+  /** @type {number} */
+  value
+) : 0;
 function parseState(raw) {
   const value = parseJson(raw);
-  if (Array.isArray(value)) return { rev: 0, cards: value, pages: 0 };
+  if (Array.isArray(value)) return { rev: 0, cards: value, live: 0, pages: 0 };
   if (value && typeof value === "object") {
-    const { rev, cards, pages } = (
+    const { rev, cards, live, pages } = (
       /** @type {Record<string, unknown>} */
       value
     );
-    if (Array.isArray(cards)) {
+    if (Array.isArray(cards) || Number.isInteger(live)) {
       return {
         rev: Number.isInteger(rev) ? (
           /** @type {number} */
           rev
         ) : 0,
-        cards,
-        pages: Number.isInteger(pages) && /** @type {number} */
-        pages > 0 ? (
-          /** @type {number} */
-          pages
-        ) : 0
+        cards: Array.isArray(cards) ? cards : [],
+        live: count(live),
+        pages: count(pages)
       };
     }
   }
-  return { rev: 0, cards: [], pages: 0 };
+  return { rev: 0, cards: [], live: 0, pages: 0 };
 }
 function parsePage(raw) {
   const value = parseJson(raw);
@@ -315,7 +317,7 @@ function localized(map, tag) {
 }
 
 // src/ipyask/widget/js/hub.js
-var pageName = (index) => `history_${index}`;
+var pageName = (part, index) => `${part}_${index}`;
 var Hub = class {
   /** @param {Model} model */
   constructor(model) {
@@ -323,7 +325,7 @@ var Hub = class {
     this.frames = /* @__PURE__ */ new Map();
     this.views = /* @__PURE__ */ new Set();
     this.state = parseState(model.get("cards"));
-    this.pages = [];
+    this.pages = { live: [], history: [] };
     this.changes = [];
     this.merged = null;
     this.historyList = null;
@@ -344,7 +346,7 @@ var Hub = class {
     if (!this.listening) return;
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:cards", this.onState);
-    for (const index of this.watched) this.model.off(`change:${pageName(index)}`, this.onState);
+    for (const name of this.watched) this.model.off(`change:${name}`, this.onState);
     this.watched.clear();
     this.listening = false;
   }
@@ -357,15 +359,24 @@ var Hub = class {
   }
   /** Parse the pages whose text changed; listen to every page the state names. */
   readPages() {
-    const count = this.state.pages;
-    this.pages.length = Math.min(this.pages.length, count);
-    for (let index = 0; index < count; index += 1) {
-      const raw = this.model.get(pageName(index));
-      const known = this.pages[index];
-      if (!known || known.raw !== raw) this.pages[index] = { raw, cards: parsePage(raw) };
-      if (this.listening && !this.watched.has(index)) {
-        this.model.on(`change:${pageName(index)}`, this.onState);
-        this.watched.add(index);
+    this.readPart("live", this.state.live);
+    this.readPart("history", this.state.pages);
+  }
+  /**
+   * @param {Part} part
+   * @param {number} count
+   */
+  readPart(part, count2) {
+    const pages = this.pages[part];
+    pages.length = Math.min(pages.length, count2);
+    for (let index = 0; index < count2; index += 1) {
+      const name = pageName(part, index);
+      const raw = this.model.get(name);
+      const known = pages[index];
+      if (!known || known.raw !== raw) pages[index] = { raw, cards: parsePage(raw) };
+      if (this.listening && !this.watched.has(name)) {
+        this.model.on(`change:${name}`, this.onState);
+        this.watched.add(name);
       }
     }
   }
@@ -403,7 +414,10 @@ var Hub = class {
     const live = /* @__PURE__ */ new Map();
     const history = /* @__PURE__ */ new Map();
     for (const card of this.state.cards) if (isCard(card) && !live.has(card.key)) live.set(card.key, card);
-    for (const page of this.pages) {
+    for (const page of this.pages.live) {
+      for (const card of page.cards) if (isCard(card) && !live.has(card.key)) live.set(card.key, card);
+    }
+    for (const page of this.pages.history) {
       for (const card of page.cards) {
         if (isCard(card) && !live.has(card.key) && !history.has(card.key)) history.set(card.key, card);
       }
@@ -2955,10 +2969,10 @@ var View = class {
   }
   /** @param {boolean} focus */
   updateRestore(focus) {
-    const count = Array.from(this.cards.values()).filter((card) => card.hidden).length;
-    this.restore.hidden = count === 0;
-    this.restore.textContent = fill(this.t.showHidden, { count });
-    if (focus && count > 0) this.restore.focus({ preventScroll: true });
+    const count2 = Array.from(this.cards.values()).filter((card) => card.hidden).length;
+    this.restore.hidden = count2 === 0;
+    this.restore.textContent = fill(this.t.showHidden, { count: count2 });
+    if (focus && count2 > 0) this.restore.focus({ preventScroll: true });
   }
   restoreHidden() {
     let first = null;
