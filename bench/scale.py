@@ -257,6 +257,10 @@ def _bare(n: int, agents: int, timeout: float) -> dict[str, Any]:
             for m in fe.custom_messages(bench.channel)[start:]
             if isinstance(m.content, dict) and m.content.get("kind") == "question"
         ]
+        if len(questions) != n:
+            # IOPub is a ZeroMQ PUB socket: under load it drops what its subscriber cannot
+            # take in time. The panel's cards are in synced state; the bare comm has only these.
+            raise RuntimeError(f"bare comm: the front end got {len(questions)} of {n} questions")
         after = bench.channel_messages()
         t1 = time.perf_counter()
         for question in questions:
