@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import ipyask
+from ipyask import AskUserQuestionAnswer, AskUserQuestionItem
 from ipyask.testing import drain_loop
 
 drain = drain_loop
@@ -50,3 +51,16 @@ class FakeView:
 def only_key(panel: ipyask.QuestionPanel) -> str:
     (card,) = panel.cards
     return str(card["key"])
+
+
+def item(**wire: Any) -> AskUserQuestionItem:
+    """A question with id ``q`` and the other wire fields ``wire``."""
+    return AskUserQuestionItem.model_validate({"id": "q", **wire})
+
+
+def chose(*selected: str, custom: str | None = None) -> AskUserQuestionAnswer:
+    """The answer to question ``q``: ``selected`` labels and optional ``custom`` text."""
+    answer: dict[str, Any] = {"id": "q", "selected": list(selected)}
+    if custom is not None:
+        answer["custom"] = custom
+    return AskUserQuestionAnswer.model_validate({"answers": [answer]})

@@ -7,13 +7,13 @@ import asyncio
 import json
 import re
 from pathlib import Path
-from typing import Any, get_args
+from typing import get_args
 
 import pytest
 from pydantic import ValidationError
 
 import ipyask
-from ipyask import AskUserQuestionAnswer, AskUserQuestionItem, UserQuestionError
+from ipyask import AskUserQuestionAnswer, UserQuestionError
 from ipyask.bridge.panel._texts import (
     NOTICES,
     RECORD_WORDS,
@@ -25,7 +25,7 @@ from ipyask.bridge.panel._texts import (
 from ipyask.bridge.panel._transcript import record
 from ipyask.widget import Card, NoticeCode, QuestionWidget
 
-from ._helpers import FakeView, drain, only_key
+from ._helpers import FakeView, chose, drain, item, only_key
 
 STRINGS_JS = Path(ipyask.__file__).parent / "widget" / "js" / "strings.js"
 
@@ -174,25 +174,14 @@ async def test_the_record_takes_the_language_the_panel_has_when_it_is_made(svc, 
     assert [card.notice_code for card in panel.get_cards()] == ["agent-stopped"] * 2
 
 
-def _item(**wire: Any) -> AskUserQuestionItem:
-    return AskUserQuestionItem.model_validate({"id": "q", **wire})
-
-
-def _chose(*selected: str, custom: str | None = None) -> AskUserQuestionAnswer:
-    answer: dict[str, Any] = {"id": "q", "selected": list(selected)}
-    if custom is not None:
-        answer["custom"] = custom
-    return AskUserQuestionAnswer.model_validate({"answers": [answer]})
-
-
 def test_a_chinese_record_marks_a_no_and_a_missing_answer_in_chinese() -> None:
-    deploy = _item(
+    deploy = item(
         question="Deploy?",
         detail="To production.",
         options=[{"label": "Apply"}, {"label": "Cancel"}],
         intent={"kind": "approval", "approve": "Apply", "reject": "Cancel"},
     )
-    assert record([deploy], "已回答", _chose("Cancel", custom="not now"), language="zh") == (
+    assert record([deploy], "已回答", chose("Cancel", custom="not now"), language="zh") == (
         "**已回答**：Deploy? → **Cancel**, “not now”（已拒绝）"
     )
     empty = AskUserQuestionAnswer.model_validate({"answers": []})

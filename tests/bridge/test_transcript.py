@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
 import ipyask
-from ipyask import AskUserQuestionAnswer, AskUserQuestionItem
 from ipyask.bridge.panel._transcript import TRANSCRIPT_DELAY_MS, Transcript, record
 from ipyask.testing import ManualClock, drain_loop
 
-from ._helpers import FakeView, drain, only_key
+from ._helpers import FakeView, chose, drain, item, only_key
 
 
 class FakeDisplay:
@@ -115,17 +113,6 @@ def test_a_long_transcript_is_updated_less_often(clock) -> None:
     assert len(shown) == 2 and log.due
     clock.advance(1)
     assert len(shown) == 3 and shown[-1].count("x") == 201 * 998
-
-
-def item(**wire: Any) -> AskUserQuestionItem:
-    return AskUserQuestionItem.model_validate({"id": "q", **wire})
-
-
-def chose(*selected: str, custom: str | None = None) -> AskUserQuestionAnswer:
-    answer: dict[str, Any] = {"id": "q", "selected": list(selected)}
-    if custom is not None:
-        answer["custom"] = custom
-    return AskUserQuestionAnswer.model_validate({"answers": [answer]})
 
 
 DEPLOY = item(

@@ -41,6 +41,15 @@ _RUN_CELL = """async ([index, timeoutMs]) => {
 
 # The one-liners in Chinese, as a notebook or a Voila app runs them: the agent is a task (Voila
 # shows a cell's output only when the cell ends) and writes what it got into a results widget.
+PANEL_CELL = """\
+import asyncio, json
+import ipyask
+
+svc = ipyask.UserQuestions()
+panel = ipyask.QuestionPanel(svc)
+panel"""
+"""A notebook cell that shows a panel on a fresh service (``svc``, ``panel``)."""
+
 ONE_LINERS_ZH = [
     """\
 import asyncio

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import expect
 
-from ._pages import watch_text, watched_texts, write_notebook
+from ._pages import PANEL_CELL, watch_text, watched_texts, write_notebook
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -21,14 +21,6 @@ if TYPE_CHECKING:
     from ._pages import LabNotebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
-
-PANEL_CELL = """\
-import asyncio, json
-import ipyask
-
-svc = ipyask.UserQuestions()
-panel = ipyask.QuestionPanel(svc)
-panel"""
 
 DB = {
     "id": "db",

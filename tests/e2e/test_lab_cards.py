@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import expect
 
-from ._pages import ARTIFACTS, write_notebook
+from ._pages import ARTIFACTS, PANEL_CELL, write_notebook
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -16,14 +16,6 @@ if TYPE_CHECKING:
     from ._pages import LabNotebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
-
-PANEL_CELL = """\
-import asyncio, json
-import ipyask
-
-svc = ipyask.UserQuestions()
-panel = ipyask.QuestionPanel(svc)
-panel"""
 
 ASK = (
     "task = asyncio.ensure_future(svc.ask({'questions': [{'id': 'db', 'question': "

@@ -3,7 +3,6 @@ through HeadlessFrontend; a kernel restarted while its agent waits loses nothing
 
 from __future__ import annotations
 
-import json
 import socket
 import subprocess
 import sys
@@ -12,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers.agent_processes import AGENT, finish, start_agent
 from ipyask.store import Store, open_store
 from ipyask.testing import HeadlessFrontend, KernelFrontend, new_database
 
 pytestmark = pytest.mark.kernel
 
-AGENT = str(Path(__file__).parents[1] / "store" / "_agent_process.py")
 YES = {"answers": [{"id": "q1", "selected": ["Yes"]}]}
 NO = {"answers": [{"id": "q1", "selected": ["No"]}]}
 
@@ -42,19 +41,6 @@ def fe(kernel: KernelFrontend, shared: str) -> Iterator[HeadlessFrontend]:
     kernel.execute(f"import ipyask\ninbox = ipyask.inbox({shared!r})\ndisplay(inbox)")
     yield HeadlessFrontend(kernel, timeout=20)
     kernel.execute("inbox.close()\ninbox.service.store.close()")
-
-
-def start_agent(location: str, call_id: str = "call-1") -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, AGENT, location, call_id], stdout=subprocess.PIPE, text=True
-    )
-
-
-def finish(agent: subprocess.Popen[str]) -> dict[str, object]:
-    out, _ = agent.communicate(timeout=30)
-    assert agent.returncode == 0
-    result: dict[str, object] = json.loads(out)
-    return result
 
 
 def test_a_question_of_another_process_is_answered_on_the_inbox(

@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from helpers.agent_processes import AGENT, finish, start_agent
 from ipyask.store import QuestionRecord, Store, Terminal
 
-AGENT = str(Path(__file__).with_name("_agent_process.py"))
 YES = {"answers": [{"id": "q1", "selected": ["Yes"]}]}
 
 pytestmark = pytest.mark.slow
-
-
-def start_agent(location: str, call_id: str = "call-1") -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, AGENT, location, call_id], stdout=subprocess.PIPE, text=True
-    )
 
 
 def wait_pending(store: Store, count: int = 1, timeout: float = 30.0) -> list[QuestionRecord]:
@@ -32,13 +24,6 @@ def wait_pending(store: Store, count: int = 1, timeout: float = 30.0) -> list[Qu
             return pending
         time.sleep(0.05)
     raise AssertionError(f"no pending question after {timeout} s")
-
-
-def finish(agent: subprocess.Popen[str]) -> dict[str, object]:
-    out, _ = agent.communicate(timeout=30)
-    assert agent.returncode == 0
-    result: dict[str, object] = json.loads(out)
-    return result
 
 
 def test_an_agent_process_gets_the_answer_given_in_another_process(
