@@ -7,7 +7,8 @@ exclude_none=True)`` — or :func:`to_wire` — gives the wire form; ``model_val
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 from pydantic import (
     BaseModel,
@@ -21,6 +22,9 @@ from pydantic.alias_generators import to_camel
 
 from ._abort import AbortSignal
 from ._agents import Agent
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = [
     "ApprovalDisplay",
@@ -57,9 +61,56 @@ class WireModel(BaseModel):
         frozen=True,
     )
 
+    def model_post_init(self, context: Any, /) -> None:
+        _share_field_names(self)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copied = super().model_copy(update=update, deep=deep)
+        _share_field_names(copied)
+        return copied
+
     def to_wire(self) -> dict[str, Any]:
         """The JSON-native wire form (camelCase keys, absent fields left out)."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class _FieldNames(set[str]):
+    """The names of the fields a model was given, one object for every model given the same.
+
+    pydantic keeps a set of them per model (216 bytes, 728 from six names on): most of a small
+    model's memory. A set (pydantic requires one) that cannot change: a frozen model never adds
+    a name. A copy is a plain set, because ``model_copy(update=...)`` adds to its copy.
+    """
+
+    __slots__ = ()
+
+    def __copy__(self) -> set[str]:
+        return set(self)
+
+    def _unchangeable(self, *args: object) -> NoReturn:
+        raise TypeError("the set of a model's given field names is shared and cannot change")
+
+    add = discard = remove = pop = clear = _unchangeable
+    update = difference_update = intersection_update = symmetric_difference_update = _unchangeable
+    __ior__ = __iand__ = __isub__ = __ixor__ = _unchangeable
+
+
+_FIELD_NAMES: dict[frozenset[str], _FieldNames] = {}
+_MAX_FIELD_NAME_SETS = 4096
+"""A bound for models whose names come from their input (``extra="allow"``)."""
+
+
+def _share_field_names(model: BaseModel) -> None:
+    names = model.__pydantic_fields_set__
+    if isinstance(names, _FieldNames):
+        return
+    key = frozenset(names)
+    shared = _FIELD_NAMES.get(key)
+    if shared is None:
+        if len(_FIELD_NAMES) >= _MAX_FIELD_NAME_SETS:
+            return
+        shared = _FIELD_NAMES.setdefault(key, _FieldNames(names))
+    object.__setattr__(model, "__pydantic_fields_set__", shared)
 
 
 def to_wire(model: WireModel) -> dict[str, Any]:

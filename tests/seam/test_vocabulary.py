@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 
 import pytest
 from hypothesis import given
@@ -8,10 +10,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import ipyask
+import ipyask._vocabulary as vocabulary
 from ipyask import (
     ApprovalIntent,
     AskUserQuestionAnswer,
     AskUserQuestionItem,
+    AskUserQuestionOption,
     AskUserQuestionRequest,
     PlanReviewIntent,
 )
@@ -163,3 +167,36 @@ def test_requests_round_trip_through_json_exactly(wire: dict[str, object]) -> No
 def test_answers_round_trip_through_json_exactly(wire: dict[str, object]) -> None:
     model = AskUserQuestionAnswer.model_validate_json(json.dumps(wire))
     assert json.loads(model.model_dump_json(by_alias=True, exclude_none=True)) == wire
+
+
+def test_models_given_the_same_fields_share_one_set_of_their_names() -> None:
+    # pydantic keeps the names of the given fields per model; equal sets are one object.
+    first = AskUserQuestionOption.model_validate({"label": "A"})
+    second = AskUserQuestionOption.model_validate({"label": "B", "description": None})
+    third = AskUserQuestionOption.model_validate({"label": "C"})
+    assert first.model_fields_set == {"label"}
+    assert second.model_fields_set == {"label", "description"}
+    assert first.model_fields_set is third.model_fields_set
+    with pytest.raises(TypeError, match="shared"):
+        first.model_fields_set.add("description")
+    assert first.model_dump(exclude_unset=True) == {"label": "A"}
+
+
+def test_a_copy_with_changes_names_the_changed_fields_and_leaves_the_original() -> None:
+    option = AskUserQuestionOption.model_validate({"label": "A"})
+    copied = option.model_copy(update={"description": "why"})
+    assert copied.model_fields_set == {"label", "description"}
+    assert option.model_fields_set == {"label"}
+    assert copied.model_dump(exclude_unset=True) == {"label": "A", "description": "why"}
+    assert option.model_dump(exclude_unset=True) == {"label": "A"}
+    assert copy.deepcopy(option).model_fields_set == {"label"}
+    assert pickle.loads(pickle.dumps(option)).model_fields_set == {"label"}
+
+
+def test_names_from_input_are_not_kept_without_bound(monkeypatch) -> None:
+    # An unknown intent keeps whatever fields its input has: the shared sets stay bounded.
+    monkeypatch.setattr(vocabulary, "_FIELD_NAMES", {})
+    monkeypatch.setattr(vocabulary, "_MAX_FIELD_NAME_SETS", 3)
+    intents = [UnknownIntent.model_validate({"kind": "x", f"field{i}": i}) for i in range(10)]
+    assert len(vocabulary._FIELD_NAMES) == 3
+    assert [sorted(intent.model_fields_set) for intent in intents][-1] == ["field9", "kind"]
