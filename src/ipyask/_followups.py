@@ -15,7 +15,7 @@ from collections.abc import Callable
 from contextvars import ContextVar, copy_context
 from typing import TypeVar
 
-__all__ = ["Followups", "after_answer", "with_followups"]
+__all__ = ["Followups", "after_answer", "current_followups", "run_after", "with_followups"]
 
 T = TypeVar("T")
 
@@ -65,7 +65,17 @@ def after_answer(callback: Callable[[], object]) -> None:
     for work the agent need not wait for, such as updating a view. Outside an ask it runs
     ``callback`` at once. An exception ``callback`` raises is logged, never raised.
     """
-    followups = _current.get()
+    run_after(_current.get(), callback)
+
+
+def current_followups() -> Followups | None:
+    """The follow-ups of the ask being answered now (``None`` outside an ask): kept by an
+    answerer whose callback later runs outside the ask's context, for :func:`run_after`."""
+    return _current.get()
+
+
+def run_after(followups: Followups | None, callback: Callable[[], object]) -> None:
+    """:func:`after_answer` for the ask whose follow-ups are ``followups`` (``None``: now)."""
     if followups is None:
         _run(callback)
     else:

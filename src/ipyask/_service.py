@@ -6,6 +6,7 @@ import asyncio
 import math
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any
 
 from ._abort import AbortController, AbortSignal
@@ -140,11 +141,12 @@ class UserQuestions:
         # once; an abort settles it with _Aborted. The first answerer is called now, and what it
         # starts inherits the follow-ups; they run once this ask has returned.
         followups = Followups()
-        outcome, dispatch = with_followups(followups, lambda: self._dispatch(loop, request, agent))
+        # A partial, not a lambda: a closure would keep a cell per captured name while pending.
+        outcome, dispatch = with_followups(followups, partial(self._dispatch, loop, request, agent))
         lifetime = self._lifetime.signal
-        watches = [_AbortWatch(loop, outcome, lifetime)]
+        watches: tuple[_AbortWatch, ...] = (_AbortWatch(loop, outcome, lifetime),)
         if signal is not None:
-            watches.insert(0, _AbortWatch(loop, outcome, signal))
+            watches = (_AbortWatch(loop, outcome, signal), *watches)
         try:
             for watch in watches:
                 watch.source.add_listener(watch)

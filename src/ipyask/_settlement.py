@@ -14,6 +14,8 @@ __all__ = ["Settlement"]
 
 T = TypeVar("T")
 
+_Callbacks = tuple[tuple[Callable[[asyncio.Future[T]], object], Context | None], ...]
+
 _LOCK = threading.Lock()
 """One lock decides every settlement's winner (held for a flag test only): a lock per pending
 question would cost more memory than the contention it saves."""
@@ -27,11 +29,28 @@ class Settlement(Generic[T]):
     the loop thread-safely. The first settlement wins; later ones return ``False``.
     """
 
+    __slots__ = ("_callbacks", "_future", "_loop", "_settled")
+
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._future: asyncio.Future[T] = self._loop.create_future()
+        # Made when first needed (awaited, settled, cancelled): a settlement that only has
+        # callbacks holds no future (and its callback) while it is pending.
+        self._future: asyncio.Future[T] | None = None
         self._settled = False
-        self._callbacks: list[tuple[Callable[[asyncio.Future[T]], object], Context]] | None = None
+        # A tuple, replaced on each add: most settlements get one callback (a list would hold
+        # room for more).
+        self._callbacks: (
+            tuple[tuple[Callable[[asyncio.Future[T]], object], Context | None], ...] | None
+        )
+        self._callbacks = None
+
+    def _outcome(self) -> asyncio.Future[T]:
+        future = self._future
+        if future is None:
+            future = self._future = self._loop.create_future()
+            if self._callbacks is not None:
+                future.add_done_callback(self._run_callbacks)
+        return future
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -56,9 +75,10 @@ class Settlement(Generic[T]):
             return False
 
         def settle() -> None:
-            if not self._future.done():
-                self._future.set_result(value)
-                self._run_callbacks(self._future)  # at once: no loop turn before the answer
+            future = self._outcome()
+            if not future.done():
+                future.set_result(value)
+                self._run_callbacks(future)  # at once: no loop turn before the answer
 
         call_on_loop(self._loop, settle)
         return True
@@ -69,33 +89,42 @@ class Settlement(Generic[T]):
             return False
 
         def settle() -> None:
-            if not self._future.done():
-                self._future.set_exception(error)
+            future = self._outcome()
+            if not future.done():
+                future.set_exception(error)
 
         call_on_loop(self._loop, settle)
         return True
 
-    def add_done_callback(self, callback: Callable[[asyncio.Future[T]], object]) -> None:
+    def add_done_callback(
+        self, callback: Callable[[asyncio.Future[T]], object], *, keep_context: bool = True
+    ) -> None:
         """Call ``callback(future)`` on the loop once settled (or cancelled), in the current
-        context; the future holds the result or the error.
+        context; the future holds the result or the error. ``keep_context=False``: in the
+        context it is settled in instead (no copy of the current one is held meanwhile).
 
         A result runs the callbacks at once (in :meth:`resolve` on the loop's thread, else when
         the loop takes it); an error or a cancel a loop turn later, as an awaiting task sees them.
         """
-        if self._callbacks is None:
-            self._callbacks = []
-            self._future.add_done_callback(self._run_callbacks)
-        self._callbacks.append((callback, copy_context()))
+        callbacks = self._callbacks
+        if callbacks is None:
+            callbacks = ()
+            if self._future is not None:
+                self._future.add_done_callback(self._run_callbacks)
+        self._callbacks = (*callbacks, (callback, copy_context() if keep_context else None))
 
     def _run_callbacks(self, future: asyncio.Future[T]) -> None:
         callbacks, self._callbacks = self._callbacks, None
         for callback, context in callbacks or ():
-            context.run(callback, future)
+            if context is None:
+                callback(future)
+            else:
+                context.run(callback, future)
 
     def cancel(self) -> None:
         """Stop waiting: the awaiting side gets ``CancelledError`` (later settlements still
         return whether they won, and change nothing)."""
-        self._future.cancel()
+        self._outcome().cancel()
 
     def __await__(self) -> Generator[Any, None, T]:
-        return self._future.__await__()
+        return self._outcome().__await__()

@@ -160,7 +160,7 @@ class _Chain:
         entry = self._entries[self._position]
         self._position += 1
         try:
-            result = entry.answerer(self._request, self.next)
+            result = entry.answerer(self._request, self)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # raised where the dispatch is awaited
@@ -169,7 +169,8 @@ class _Chain:
             return result
         return _checked(result, entry.answerer)
 
-    async def next(self) -> AskUserQuestionAnswer:
+    async def __call__(self) -> AskUserQuestionAnswer:
+        """``next()``: the chain is the ``next`` its answerers get (no bound method each)."""
         return await self.call_next()
 
 

@@ -98,3 +98,32 @@ async def test_a_cancelled_asker_abandons_its_answer_future(svc) -> None:
     with pytest.raises(asyncio.CancelledError):
         await asking
     assert abandoned == ["stop waiting"]
+
+
+async def test_a_settlement_with_keep_context_false_runs_its_callback_where_it_is_settled() -> None:
+    settlement: Settlement[str] = Settlement()
+    calls: list[tuple[str, str]] = []
+    token = _seen.set("registered")
+    settlement.add_done_callback(
+        lambda future: calls.append((future.result(), _seen.get())), keep_context=False
+    )
+    _seen.reset(token)
+    token = _seen.set("settling")
+    assert settlement.resolve("yes")
+    _seen.reset(token)
+    assert calls == [("yes", "settling")]
+
+
+async def test_a_callback_added_after_an_await_began_still_runs() -> None:
+    settlement: Settlement[str] = Settlement()
+    waiter = asyncio.ensure_future(_awaited(settlement))
+    await drain()  # the waiter awaits: the settlement's future exists now
+    seen: list[str] = []
+    settlement.add_done_callback(lambda future: seen.append(future.result()))
+    assert settlement.resolve("yes")
+    assert seen == ["yes"]
+    assert await waiter == "yes"
+
+
+async def _awaited(settlement: Settlement[str]) -> str:
+    return await settlement
