@@ -289,7 +289,7 @@ async def test_a_failing_handler_is_reported_not_raised(svc, panel, view, monkey
     def boom(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(panel.live(key).settlement, "resolve", boom)
+    monkeypatch.setattr(type(panel.live(key).settlement), "resolve", boom)
     view.answer(key, ("db", ["SQLite"]))
     assert view.errors[-1]["code"] == "INTERNAL_ERROR"
     assert view.errors[-1]["message"] == "disk full"

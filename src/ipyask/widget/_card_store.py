@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import traitlets
 from pydantic import ValidationError
 
+from .._vocabulary import AskUserQuestionItem
 from ._cards import Card
 
 __all__ = ["HEAD", "LIVE_STATUSES", "PAGE_SIZE", "CardStore", "page_name"]
@@ -137,22 +138,36 @@ class _Pages:
         return text
 
 
-class CardStore:
-    """Every card of one widget by key: its model, its wire JSON text, and where it is synced.
+class _KeptView(NamedTuple):
+    """A card's derived ``view``, and the wait and questions it was derived from."""
 
-    Also counts the revisions (one per change). Not thread-safe on its own: the widget serializes
-    changes and reads of the state with its lock.
+    wait: str
+    questions: list[AskUserQuestionItem]
+    view: dict[str, Any]
+
+    def derives(self, card: Card) -> bool:
+        """Whether ``card`` derives this view: the same wait and equal questions (the card
+        may have been read back from its text)."""
+        return self.wait == card.wait and self.questions == card.questions
+
+
+class CardStore:
+    """Every card of one widget by key: its wire JSON text, and where it is synced.
+
+    The text is all a card keeps: a model is parsed from it when asked for (a card's model is
+    twice the size of its text, and most cards are never read again). Also counts the revisions
+    (one per change). Not thread-safe on its own: the widget serializes changes and reads of the
+    state with its lock.
     """
 
     def __init__(self, cards: Iterable[Card | Mapping[str, Any]] = ()) -> None:
         """Hold ``cards`` (:class:`traitlets.TraitError` if invalid) as revision 1."""
         # Insertion order is the kernel's order (``get_cards``); a replaced card keeps its place.
-        self._models: dict[str, Card] = {}
         self._texts: dict[str, str] = {}
         # The derived ``view`` of the cards whose view costs something to derive (Markdown, a
-        # presentation), reused while their questions stay the same objects (it does not change
-        # with the status); a plain card's view is derived again, which costs less than keeping it.
-        self._views: dict[str, dict[str, Any]] = {}
+        # presentation), reused while their questions stay the same (it does not change with the
+        # status); a plain card's view is derived again, which costs less than keeping it.
+        self._views: dict[str, _KeptView] = {}
         self._live = _Pages(LIVE, cache=False)
         self._history = _Pages(HISTORY, cache=True)
         self._rev = 0
@@ -162,26 +177,31 @@ class CardStore:
     # -- reads --------------------------------------------------------------------------------
 
     def card(self, key: str) -> Card:
-        """The card with ``key``; :class:`KeyError` if there is none."""
-        return self._models[key]
+        """The card with ``key`` (parsed anew); :class:`KeyError` if there is none."""
+        return Card.model_validate_json(self._texts[key])
+
+    def wire_card(self, key: str) -> WireCard:
+        """The wire dict of the card with ``key`` (parsed anew); :class:`KeyError` if absent."""
+        wire: WireCard = json.loads(self._texts[key])
+        return wire
 
     def cards(self) -> list[Card]:
-        """Every card, in the kernel's order (first added first)."""
-        return list(self._models.values())
+        """Every card (parsed anew), in the kernel's order (first added first)."""
+        return [Card.model_validate_json(text) for text in self._texts.values()]
 
     def wire_cards(self) -> list[WireCard]:
-        """Every card's wire dict, in the kernel's order (parsed anew: the store keeps text)."""
-        return [json.loads(self._texts[key]) for key in self._models]
+        """Every card's wire dict (parsed anew), in the kernel's order."""
+        return [json.loads(text) for text in self._texts.values()]
 
     def live_keys(self) -> list[str]:
         """The keys of the live cards, in the order the views show them."""
         return list(self._live.keys())
 
     def __contains__(self, key: object) -> bool:
-        return key in self._models
+        return key in self._texts
 
     def __len__(self) -> int:
-        return len(self._models)
+        return len(self._texts)
 
     @property
     def rev(self) -> int:
@@ -199,11 +219,10 @@ class CardStore:
         """Add ``model`` or replace the card with its key; its wire dict and the state entries
         the change touched."""
         key = model.key
-        previous = self._models.get(key)
-        reuse = previous is not None and model.same_view_as(previous)
-        wire = model.to_wire(view=self._views.get(key) if reuse else None)
-        self._keep_view(key, wire["view"])
-        self._models[key] = model
+        kept = self._views.get(key)
+        reuse = kept is not None and kept.derives(model)
+        wire = model.to_wire(view=kept.view if kept is not None and reuse else None)
+        self._keep_view(model, wire["view"])
         self._texts[key] = _dump(wire)
         self._rev += 1
         return wire, self._place(key, model.status in LIVE_STATUSES)
@@ -211,8 +230,7 @@ class CardStore:
     def drop(self, key: str) -> tuple[Card, list[str]]:
         """Remove card ``key``; the card and the state entries it left. :class:`KeyError` if
         absent."""
-        model = self._models.pop(key)
-        del self._texts[key]
+        model = Card.model_validate_json(self._texts.pop(key))
         self._views.pop(key, None)
         self._rev += 1
         part = self._live if self._live.page_of(key) is not None else self._history
@@ -225,27 +243,24 @@ class CardStore:
         ``False`` when it holds exactly the current cards (nothing changes either).
         """
         models = self._checked(value)
-        if [m.key for m in models] == list(self._models) and all(
-            m is self._models[m.key] or m == self._models[m.key] for m in models
-        ):
+        wires = [model.to_wire() for model in models]
+        texts = {model.key: _dump(wire) for model, wire in zip(models, wires, strict=True)}
+        if list(texts.items()) == list(self._texts.items()):
             return False
-        self._models, self._texts, self._views = {}, {}, {}
+        self._texts, self._views = texts, {}
         self._live.clear()
         self._history.clear()
-        for model in models:
-            wire = model.to_wire()
-            self._models[model.key] = model
-            self._texts[model.key] = _dump(wire)
-            self._keep_view(model.key, wire["view"])
+        for model, wire in zip(models, wires, strict=True):
+            self._keep_view(model, wire["view"])
             self._place(model.key, model.status in LIVE_STATUSES)
         self._rev += 1
         return True
 
-    def _keep_view(self, key: str, view: dict[str, Any]) -> None:
+    def _keep_view(self, model: Card, view: dict[str, Any]) -> None:
         if view["presentation"] == _PLAIN and not any(view["detailHtml"]):
-            self._views.pop(key, None)
+            self._views.pop(model.key, None)
         else:
-            self._views[key] = view
+            self._views[model.key] = _KeptView(model.wait, model.questions, view)
 
     def _checked(self, value: object) -> list[Card]:
         if not isinstance(value, (list, tuple)):

@@ -269,14 +269,6 @@ class Card(WireModel):
             return {"presentation": {"kind": "generic"}, "detailHtml": details}
         return CardView(presentation=presentation, detail_html=details).to_wire()
 
-    def same_view_as(self, other: Card) -> bool:
-        """Whether ``other`` derives the same ``view``: the same wait and question objects."""
-        return (
-            self.wait == other.wait
-            and len(self.questions) == len(other.questions)
-            and all(a is b for a, b in zip(self.questions, other.questions, strict=True))
-        )
-
 
 def _plan_review(question: AskUserQuestionItem) -> PlanReviewPresentation | None:
     intent = question.intent

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..._decisions import answer_errors
 from ..._vocabulary import (
@@ -12,9 +13,19 @@ from ..._vocabulary import (
     PlanReviewIntent,
     ToolApprovalIntent,
 )
-from ...widget._cards import ApprovalPresentation, Card, present
+from ...widget._cards import ApprovalPresentation, WaitKind, present
 
-__all__ = ["BatchProblem", "batch_problem"]
+__all__ = ["AskedCard", "BatchProblem", "batch_problem"]
+
+
+class AskedCard(Protocol):
+    """What an answer is checked against: a card's questions and how it waits."""
+
+    @property
+    def questions(self) -> list[AskUserQuestionItem]: ...
+
+    @property
+    def wait(self) -> WaitKind: ...
 
 
 @dataclass(frozen=True)
@@ -50,7 +61,7 @@ def _item_problem(
     return None
 
 
-def batch_problem(card: Card, answer: AskUserQuestionAnswer) -> BatchProblem | None:
+def batch_problem(card: AskedCard, answer: AskUserQuestionAnswer) -> BatchProblem | None:
     """Why ``answer`` cannot answer ``card``, or ``None`` when it fits.
 
     The batch must hold one item per question, in request order; selected labels must be offered

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..._agents import Agent
 from ..._errors import UserQuestionError
-from ..._followups import after_answer
+from ..._followups import current_followups, run_after
 from ..._service import UserQuestions
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
 from ..._waterfall import AnswerFuture, Next
@@ -28,7 +28,7 @@ from ._card_outcomes import CardOutcomes
 from ._cell_views import CellView, CellViews
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
-from ._held_request import PASS_ON, HeldRequest, PassOn
+from ._held_request import PASS_ON, HeldRequest, PassOn, Settled, wait_of
 from ._inbox import InboxCards
 from ._texts import Notice, cancelled_notice
 from ._transcript import Transcript, display_with_transcript
@@ -86,6 +86,7 @@ class QuestionPanel(QuestionWidget):
         self.agent = agent
         self._answer_loop = AnswerLoop()
         self._held: dict[str, HeldRequest] = {}
+        self._on_settled = self._settled  # one bound method for every held request
         self._closed = False
         self._transcript = Transcript(service.clock)
         self._keeps_transcript = transcript
@@ -134,7 +135,7 @@ class QuestionPanel(QuestionWidget):
         if self.inbox is not None and self.inbox.takes(request):
             return self.inbox.hold(request, next)
         key = self._new_key(request)
-        wait = "timed" if request.timed else ("indefinite" if request.call_id else "none")
+        wait = wait_of(request)
         self.continued.forget(key)
         self._cell_views.adopt(key)
         given: dict[str, Any] = {"key": key, "call_id": request.call_id, "wait": wait}
@@ -143,12 +144,14 @@ class QuestionPanel(QuestionWidget):
             # Given only when there is one: a fifth given field makes the set of them that
             # pydantic keeps per card grow from 216 to 728 bytes.
             given["timeout_ms"] = window
-        card = self.set_card(Card(questions=request.questions, **given))
-        held = HeldRequest(key, request, card)
+        self.set_card(Card(questions=request.questions, **given))
+        answering = AnswerFuture()
+        held = HeldRequest(key, request, next, answering, self._on_settled, current_followups())
+        answering.when_abandoned(held.settlement.cancel)
         self._held[key] = held
-        answering = AnswerFuture(held.settlement.cancel)
-        # Registered now, in the ask's context: the callback's follow-ups are the ask's.
-        held.settlement.add_done_callback(partial(self._settled, held, next, answering))
+        # The callback's follow-ups are the ask's, kept on ``held``: a copy of the ask's context
+        # held per pending question would cost more.
+        held.settlement.add_done_callback(held, keep_context=False)
         return answering
 
     def _window_ms(self, request: AskUserQuestionRequest) -> int | None:
@@ -158,17 +161,12 @@ class QuestionPanel(QuestionWidget):
         wait = self.service.live_wait(request.agent, request.call_id)
         return None if wait is None else max(1, math.ceil(wait.window_ms))
 
-    def _settled(
-        self,
-        held: HeldRequest,
-        next: Next,
-        answering: AnswerFuture,
-        settled: asyncio.Future[AskUserQuestionAnswer | PassOn],
-    ) -> None:
-        """The person answered (or the request ended otherwise): settle ``answering``.
+    def _settled(self, held: HeldRequest, settled: Settled) -> None:
+        """The person answered (or the request ended otherwise): settle ``held.answering``.
 
-        Runs as the settlement is resolved (or a loop turn after an error), in the ask's
-        context: its follow-ups are the ask's."""
+        Runs as the settlement is resolved (or a loop turn after an error); its follow-ups are
+        the ask's."""
+        answering = held.answering
         try:
             outcome = self._outcome(held, settled)
         except BaseException as error:
@@ -181,7 +179,7 @@ class QuestionPanel(QuestionWidget):
             self._held.pop(held.key, None)
             try:
                 self.remove_card(held.key)
-                passed = asyncio.ensure_future(next())
+                passed = asyncio.ensure_future(held.next())
             except Exception as error:  # the asker gets it, not whoever settled
                 if not answering.done():
                     answering.set_exception(error)
@@ -191,7 +189,7 @@ class QuestionPanel(QuestionWidget):
             return
         # The agent gets the answer first; the card turns answered right after. Until then the
         # request stays held, so a second answer is refused as ALREADY_ANSWERED.
-        after_answer(lambda: self._answered(held, outcome))
+        run_after(held.followups, lambda: self._answered(held, outcome))
         if not answering.done():
             answering.set_result(outcome)
 

@@ -180,7 +180,7 @@ class ViewMessageDispatcher:
             self._answer_in_inbox(self._inbox, message)
             return
         held = self._pending(message.key)
-        problem = batch_problem(held.card, message.answer)
+        problem = batch_problem(held, message.answer)
         if problem is not None:
             raise Refused.bad_answer(problem)
         if not held.settlement.resolve(message.answer):
