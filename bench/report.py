@@ -493,8 +493,8 @@ def _scale(results: Results) -> list[str]:
 AGENT_PARTS = ("request (validated)", "the asking task (benchmark code)")
 """Parts of the memory per pending question that the asking agent holds, not ipyask."""
 
-IPYASK_SHARE_GUARD = 3.5 * 1024
-"""ipyask's own bytes per pending question on a panel (3.2 KiB when set, at 1,000 pending): the
+IPYASK_SHARE_GUARD = 2.0 * 1024
+"""ipyask's own bytes per pending question on a panel (1.8 KiB when set, at 1,000 pending): the
 memory guard of the benchmark, in place of a timed test."""
 
 
@@ -512,7 +512,10 @@ MEMORY_PARTS = [
         "(made by the caller)",
     ),
     ("futures, tasks, waterfall", "the seam: the ask's tasks, futures, abort signal, waterfall"),
-    ("card (model, derived view)", "the panel's card: its model, held request, derived view"),
+    (
+        "card (model, derived view)",
+        "the panel's card: its held request, derived view (the store keeps no model)",
+    ),
     ("wire text", "the card's wire JSON text (the store)"),
     ("messages in flight (comm)", "messages not yet sent (comm, ZeroMQ)"),
     ("other", "other"),
