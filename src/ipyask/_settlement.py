@@ -39,10 +39,7 @@ class Settlement(Generic[T]):
         self._settled = False
         # A tuple, replaced on each add: most settlements get one callback (a list would hold
         # room for more).
-        self._callbacks: (
-            tuple[tuple[Callable[[asyncio.Future[T]], object], Context | None], ...] | None
-        )
-        self._callbacks = None
+        self._callbacks: _Callbacks[T] | None = None
 
     def _outcome(self) -> asyncio.Future[T]:
         future = self._future

@@ -138,13 +138,14 @@ class QuestionPanel(QuestionWidget):
         wait = wait_of(request)
         self.continued.forget(key)
         self._cell_views.adopt(key)
-        given: dict[str, Any] = {"key": key, "call_id": request.call_id, "wait": wait}
-        window = self._window_ms(request)
-        if window is not None:
-            # Given only when there is one: a fifth given field makes the set of them that
-            # pydantic keeps per card grow from 216 to 728 bytes.
-            given["timeout_ms"] = window
-        self.set_card(Card(questions=request.questions, **given))
+        card = Card(
+            key=key,
+            call_id=request.call_id,
+            wait=wait,
+            questions=request.questions,
+            timeout_ms=self._window_ms(request),
+        )
+        self.set_card(card)
         answering = AnswerFuture()
         held = HeldRequest(key, request, next, answering, self._on_settled, current_followups())
         answering.when_abandoned(held.settlement.cancel)
