@@ -223,24 +223,3 @@ def test_the_store_keeps_each_card_as_its_text_and_reads_it_back_whole() -> None
     assert card.answer.answers[0].selected == ["SQLite"]
     assert card == Card.model_validate_json(widget.get_state()["history_0"][1:-1])
     assert widget.get_card("p") is not card  # parsed anew: no model is kept per card
-
-
-def test_a_status_change_reuses_the_derived_view_of_a_card_with_markdown(monkeypatch) -> None:
-    import ipyask.widget._cards as cards_module
-
-    question = {
-        "id": "q1",
-        "question": "Which?",
-        "detail": "**Why** it matters",
-        "options": [{"label": "SQLite"}, {"label": "Postgres"}],
-    }
-    widget = QuestionWidget(cards=[{"key": "p", "questions": [question]}])
-    rendered: list[str] = []
-    real = cards_module.render_markdown
-    monkeypatch.setattr(
-        cards_module, "render_markdown", lambda text: rendered.append(text) or real(text)
-    )
-    widget.update_card("p", status="answered", answer=ANSWER)
-    assert rendered == []  # the same question objects: the view is not derived again
-    (card,) = json.loads(widget.get_state()["history_0"])
-    assert "<strong>Why</strong>" in card["view"]["detailHtml"][0]
