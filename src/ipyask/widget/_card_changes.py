@@ -1,0 +1,109 @@
+"""The ``cards`` messages of a widget: a card that settles waits a moment for others to join it.
+
+Every ``cards`` message is one more message on the kernel's output channel, and a burst of answers
+settles one card per answer. So the change of a card that settles (answered, cancelled, expired)
+is held for up to :data:`SETTLED_CARDS_DELAY_MS` and sent with the others of the burst, in one
+message. Any other change (a new or live card, a removed one) goes out at once, with what is held
+in front of it in the same message, so views still get every change in the kernel's order.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from ._protocol import PROTOCOL_VERSION
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .._clock import Clock, TimerHandle
+
+__all__ = ["SETTLED_CARDS_DELAY_MS", "CardChanges"]
+
+WireCard = dict[str, Any]
+
+SETTLED_CARDS_DELAY_MS = 20.0
+"""How long the change of a card that settled may wait for others to go with it."""
+
+
+class CardChanges:
+    """Sends the ``cards`` messages of a widget through ``send`` (one message dict each).
+
+    ``clock`` times the held changes; ``lock`` (the widget's) is held while a change is sent, so
+    that messages leave in ``rev`` order whatever thread makes the change.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[dict[str, Any]], None],
+        clock: Clock,
+        lock: threading.RLock,
+        delay_ms: float = SETTLED_CARDS_DELAY_MS,
+    ) -> None:
+        self._send = send
+        self._clock = clock
+        self._lock = lock
+        self._delay_ms = delay_ms
+        self._held: dict[str, WireCard] = {}  # by key, in the order they settled
+        self._rev = 0  # the revision the held changes lead to
+        self._timer: TimerHandle | None = None
+
+    @property
+    def held(self) -> int:
+        """How many card changes wait to be sent."""
+        return len(self._held)
+
+    def hold(self, card: WireCard, rev: int) -> bool:
+        """Hold the change of a settled ``card`` (that led to revision ``rev``) for the next
+        message; ``False`` when nothing could send it later (no running event loop)."""
+        with self._lock:
+            if self._timer is None:
+                try:
+                    self._timer = self._clock.call_later(self._delay_ms, self.flush)
+                except RuntimeError:
+                    return False
+            # A held card that changes again keeps its place: it stays settled (and in place).
+            self._held[str(card["key"])] = card
+            self._rev = rev
+            return True
+
+    def send(self, upsert: list[WireCard], remove: list[str], rev: int) -> None:
+        """Send a change (that led to revision ``rev``) now, after what is held."""
+        with self._lock:
+            held = self._take()
+            remove = list(remove)
+            for key in remove:
+                held.pop(key, None)
+            for card in upsert:
+                key = str(card["key"])
+                if held.pop(key, None) is not None:
+                    # Settled, then live again: views take it out of the history first, so it
+                    # comes last among the live cards, as in the kernel.
+                    remove.append(key)
+            self._message([*held.values(), *upsert], remove, rev)
+
+    def flush(self) -> None:
+        """Send what is held now (nothing when nothing is)."""
+        with self._lock:
+            held = self._take()
+            if held:
+                self._message(list(held.values()), [], self._rev)
+
+    def _take(self) -> dict[str, WireCard]:
+        held, self._held = self._held, {}
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        return held
+
+    def _message(self, upsert: list[WireCard], remove: list[str], rev: int) -> None:
+        self._send(
+            {
+                "kind": "cards",
+                "protocolVersion": PROTOCOL_VERSION,
+                "rev": rev,
+                "upsert": upsert,
+                "remove": remove,
+            }
+        )
