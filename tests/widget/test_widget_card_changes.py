@@ -11,7 +11,7 @@ from ipyask.testing import ManualClock
 from ipyask.testing._card_mirror import CardMirror
 from ipyask.testing._kernel_client import CustomMessage
 from ipyask.widget import QuestionWidget
-from ipyask.widget._card_changes import SETTLED_CARDS_DELAY_MS
+from ipyask.widget._card_changes import SETTLED_BURST_DELAY_MS, SETTLED_CARD_DELAY_MS
 from ipyask.widget._protocol import KERNEL_MESSAGE
 from ipyask.widget._sync import FULL_SYNC_DELAY_MS
 
@@ -41,7 +41,7 @@ def test_a_burst_of_answers_is_one_message_a_moment_later(recorded, clock):
     for i in range(100):
         widget.update_card(f"p{i}", status="answered", answer=ANSWER)
     assert comm.take() == []  # held: nothing per answer
-    clock.advance(SETTLED_CARDS_DELAY_MS - 1)
+    clock.advance(SETTLED_BURST_DELAY_MS - 1)
     assert comm.take() == []
     clock.advance(1)
     (message,) = _messages(comm.take())
@@ -52,12 +52,42 @@ def test_a_burst_of_answers_is_one_message_a_moment_later(recorded, clock):
     widget.close()
 
 
+def test_a_card_that_settles_alone_goes_a_moment_later(recorded, clock):
+    widget, comm = recorded
+    widget.update_card("p1", status="answered", answer=ANSWER)
+    clock.advance(SETTLED_CARD_DELAY_MS - 0.5)
+    assert comm.take() == []
+    clock.advance(0.5)
+    (message,) = _messages(comm.take())
+    assert [c["key"] for c in message["upsert"]] == ["p1"] and message["rev"] == 2
+    # The next one starts anew: alone again, it does not wait for a burst either.
+    widget.update_card("p2", status="answered", answer=ANSWER)
+    clock.advance(SETTLED_CARD_DELAY_MS)
+    (message,) = _messages(comm.take())
+    assert [c["key"] for c in message["upsert"]] == ["p2"] and message["rev"] == 3
+    widget.close()
+
+
+def test_cards_that_keep_settling_go_once_per_burst_window(recorded, clock):
+    widget, comm = recorded
+    sent_at = []
+    for i in range(100):
+        widget.update_card(f"p{i}", status="answered", answer=ANSWER)
+        clock.advance(SETTLED_CARD_DELAY_MS / 2)  # the next card settles well within the delay
+        if _messages(comm.take()):
+            sent_at.append(clock.now_ms())
+    window = SETTLED_BURST_DELAY_MS
+    assert sent_at == [window * k for k in range(1, len(sent_at) + 1)]
+    assert len(sent_at) == 100 * SETTLED_CARD_DELAY_MS / 2 // window
+    widget.close()
+
+
 def test_a_card_that_changes_again_while_held_goes_once_in_its_place(recorded, clock):
     widget, comm = recorded
     widget.update_card("p1", status="answered", answer=ANSWER)
     widget.update_card("p2", status="cancelled", notice="stopped")
     widget.update_card("p1", notice="late")
-    clock.advance(SETTLED_CARDS_DELAY_MS)
+    clock.advance(SETTLED_BURST_DELAY_MS)
     (message,) = _messages(comm.take())
     assert [(c["key"], c.get("notice")) for c in message["upsert"]] == [
         ("p1", "late"),
@@ -77,7 +107,7 @@ def test_a_new_card_goes_out_at_once_after_the_held_ones(recorded, clock):
     widget.set_card(generic("newer"))  # nothing held: alone
     (message,) = _messages(comm.take())
     assert [c["key"] for c in message["upsert"]] == ["newer"] and message["rev"] == 4
-    clock.advance(SETTLED_CARDS_DELAY_MS)
+    clock.advance(SETTLED_BURST_DELAY_MS)
     assert comm.take() == []  # the timer of the held card was stopped
     widget.close()
 
@@ -131,7 +161,7 @@ def test_the_state_sync_sends_the_held_cards_first(recorded, clock):
     log = comm.take()
     assert [kind for kind, _ in log] == ["message", "state"]
     assert log[0][1]["rev"] == log[1][1]["cards"]["rev"] == widget.store.rev
-    clock.advance(SETTLED_CARDS_DELAY_MS)
+    clock.advance(SETTLED_BURST_DELAY_MS)
     assert comm.take() == [] and clock.pending == []
     widget.close()
 
@@ -170,7 +200,7 @@ def test_views_applying_the_messages_end_with_the_kernels_cards(clock, monkeypat
                 widget.update_card(card.key, status="pending", answer=None, notice=None)
             else:
                 widget.remove_card(card.key)
-        clock.advance(SETTLED_CARDS_DELAY_MS)
+        clock.advance(SETTLED_BURST_DELAY_MS)
         received += [CustomMessage(c) for c in _messages(comm.take())]
         reloaded = CardMirror().cards(widget.get_state(), [])
         assert mirror.cards(first, received) == reloaded

@@ -2,9 +2,11 @@
 
 Every ``cards`` message is one more message on the kernel's output channel, and a burst of answers
 settles one card per answer. So the change of a card that settles (answered, cancelled, expired)
-is held for up to :data:`SETTLED_CARDS_DELAY_MS` and sent with the others of the burst, in one
-message. Any other change (a new or live card, a removed one) goes out at once, with what is held
-in front of it in the same message, so views still get every change in the kernel's order.
+is held a moment: alone, it goes :data:`SETTLED_CARD_DELAY_MS` later; when another card settles
+within that time, the burst is held until :data:`SETTLED_BURST_DELAY_MS` after its first card and
+goes in one message. Any other change (a new or live card, a removed one) goes out at once, with
+what is held in front of it in the same message, so views still get every change in the kernel's
+order.
 """
 
 from __future__ import annotations
@@ -19,12 +21,18 @@ if TYPE_CHECKING:
 
     from .._clock import Clock, TimerHandle
 
-__all__ = ["SETTLED_CARDS_DELAY_MS", "CardChanges"]
+__all__ = ["SETTLED_BURST_DELAY_MS", "SETTLED_CARD_DELAY_MS", "CardChanges"]
 
 WireCard = dict[str, Any]
 
-SETTLED_CARDS_DELAY_MS = 20.0
-"""How long the change of a card that settled may wait for others to go with it."""
+SETTLED_CARD_DELAY_MS = 2.0
+"""How long a card that settled alone waits before it goes: long enough to see whether the next
+card settles too (the kernel settles the answers of a burst about a millisecond apart), short
+enough that it goes before the agent asks again, not in the message of its next question (a
+second card there makes the question arrive measurably later)."""
+
+SETTLED_BURST_DELAY_MS = 20.0
+"""How long after its first card a burst of settled cards is held, to go in one message."""
 
 
 class CardChanges:
@@ -39,14 +47,18 @@ class CardChanges:
         send: Callable[[dict[str, Any]], None],
         clock: Clock,
         lock: threading.RLock,
-        delay_ms: float = SETTLED_CARDS_DELAY_MS,
+        card_delay_ms: float = SETTLED_CARD_DELAY_MS,
+        burst_delay_ms: float = SETTLED_BURST_DELAY_MS,
     ) -> None:
         self._send = send
         self._clock = clock
         self._lock = lock
-        self._delay_ms = delay_ms
+        self._card_delay_ms = card_delay_ms
+        self._burst_delay_ms = burst_delay_ms
         self._held: dict[str, WireCard] = {}  # by key, in the order they settled
         self._rev = 0  # the revision the held changes lead to
+        self._first_ms = 0.0  # when the first held change came
+        self._burst = False
         self._timer: TimerHandle | None = None
 
     @property
@@ -58,11 +70,20 @@ class CardChanges:
         """Hold the change of a settled ``card`` (that led to revision ``rev``) for the next
         message; ``False`` when nothing could send it later (no running event loop)."""
         with self._lock:
-            if self._timer is None:
-                try:
-                    self._timer = self._clock.call_later(self._delay_ms, self.flush)
-                except RuntimeError:
-                    return False
+            try:
+                if self._timer is None:
+                    self._timer = self._clock.call_later(self._card_delay_ms, self.flush)
+                    self._first_ms = self._clock.now_ms()
+                elif not self._burst and str(card["key"]) not in self._held:
+                    # A second card: a burst, held longer (the timer moves once per burst).
+                    self._burst = True
+                    wait = self._first_ms + self._burst_delay_ms - self._clock.now_ms()
+                    self._timer.cancel()
+                    self._timer = self._clock.call_later(wait, self.flush)
+            except RuntimeError:  # no running event loop: nothing would send it later
+                self._timer = None
+                self.flush()
+                return False
             # A held card that changes again keeps its place: it stays settled (and in place).
             self._held[str(card["key"])] = card
             self._rev = rev
@@ -93,6 +114,7 @@ class CardChanges:
     def _take(self) -> dict[str, WireCard]:
         held, self._held = self._held, {}
         timer, self._timer = self._timer, None
+        self._burst = False
         if timer is not None:
             timer.cancel()
         return held
