@@ -379,7 +379,8 @@ def _round_trip(results: Results) -> list[str]:
             )
         out += [
             "",
-            "A card change reaches the front end as a `cards` message with that card only; the "
+            "A card change reaches the front end as a `cards` message with that card only (cards "
+            "that settle in a burst of answers go together, a message per 20 ms); the "
             "state entries it touched follow within 500 ms, once per burst: `cards` (the revision "
             "and page counts) and the pages of 50 cards that took or lost a card (a live page, a "
             "history page), never every card.",

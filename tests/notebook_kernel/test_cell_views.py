@@ -94,6 +94,8 @@ def test_every_question_a_cell_asks_shows_in_its_one_view(fe: HeadlessFrontend) 
     )
     assert _finished(fe, cell) == "['Yes', 'Yes'] typed"
     assert cell.displayed_models == [view]  # one view for the whole cell
+    for widget in (view, panel):  # the last card turns answered right after the agent has it
+        fe.wait_for_card(lambda c: c["key"] == batch["key"], status="answered", panel=widget)
     expected = ["The first question?", "The second question?", "A batch?"]
     assert _questions(fe, view) == expected
     assert _questions(fe, panel) == expected

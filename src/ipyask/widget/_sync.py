@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from .._clock import Clock, TimerHandle
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import ipywidgets
 
 __all__ = ["FULL_SYNC_DELAY_MS", "HeldSync"]
@@ -26,9 +28,15 @@ class HeldSync:
     """Holds a widget's state syncs (``Widget.hold_sync``) until a timer on ``clock`` fires."""
 
     def __init__(
-        self, widget: ipywidgets.Widget, clock: Clock, delay_ms: float = FULL_SYNC_DELAY_MS
+        self,
+        widget: ipywidgets.Widget,
+        clock: Clock,
+        delay_ms: float = FULL_SYNC_DELAY_MS,
+        *,
+        before_release: Callable[[], object] | None = None,
     ) -> None:
         self._widget = widget
+        self._before_release = before_release
         self._clock = clock
         self._delay_ms = delay_ms
         self._lock = threading.RLock()
@@ -62,7 +70,10 @@ class HeldSync:
                 self._widget.send_state(names)
 
     def release(self) -> None:
-        """Send the held state now (nothing when nothing is held)."""
+        """Send the held state now (nothing when nothing is held), after ``before_release()``
+        (the widget sends the card changes it holds)."""
+        if self._before_release is not None:
+            self._before_release()
         with self._lock:
             held, timer = self._held, self._timer
             self._held = self._timer = None

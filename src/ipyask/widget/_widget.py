@@ -14,7 +14,8 @@ import traitlets
 from pydantic import ValidationError
 
 from .._clock import Clock, LoopClock
-from ._card_store import CardStore
+from ._card_changes import CardChanges
+from ._card_store import LIVE_STATUSES, CardStore
 from ._cards import Card, CardStatus, CountdownFrame, NoticeCode
 from ._kernel_state import KernelOwnedLayout, refuse_view_state
 from ._protocol import (
@@ -113,7 +114,9 @@ class QuestionWidget(anywidget.AnyWidget):
             names = ", ".join(sorted(unknown))
             raise TypeError(f"QuestionWidget() got unexpected keyword argument(s): {names}")
         self._lock = threading.RLock()
-        self._sync = HeldSync(self, clock if clock is not None else LoopClock())
+        clock = clock if clock is not None else LoopClock()
+        self._changes = CardChanges(self._send_cards, clock, self._lock)
+        self._sync = HeldSync(self, clock, before_release=self._changes.flush)
         self._store = CardStore(cards)  # before the comm opens with the state
         self._view_callbacks: list[Callable[[ViewMessage], object]] = []
         self._frame_seq = 0
@@ -205,7 +208,7 @@ class QuestionWidget(anywidget.AnyWidget):
         model = card if isinstance(card, Card) else Card.model_validate(card)
         with self._lock:
             wire, entries = self._store.put(model)
-            self._changed(entries, upsert=[wire])
+            self._changed(entries, upsert=[wire], settled=model.status not in LIVE_STATUSES)
         return model
 
     def remove_card(self, key: str) -> Card:
@@ -221,12 +224,16 @@ class QuestionWidget(anywidget.AnyWidget):
         *,
         upsert: list[dict[str, Any]] | None = None,
         remove: list[str] | None = None,
+        settled: bool = False,
     ) -> None:
-        """Views get the change as a ``cards`` message now, and the state entries it touched
-        with the next sync (held for a burst), or at once when syncs cannot be held."""
+        """Views get the change as a ``cards`` message (now, or with the next one when it
+        settles a card), and the state entries it touched with the next sync (held for a
+        burst), or at once when syncs cannot be held."""
         self._track_entries()
         if self._sync.hold():
-            self._send_change(upsert or [], remove or [])
+            rev = self._store.rev
+            if not (settled and upsert and len(upsert) == 1 and self._changes.hold(upsert[0], rev)):
+                self._changes.send(upsert or [], remove or [], rev)
             self._sync.add(entries)
         else:
             self.send_state(entries)
@@ -238,14 +245,7 @@ class QuestionWidget(anywidget.AnyWidget):
         if created:
             keys.extend(created)
 
-    def _send_change(self, upsert: list[dict[str, Any]], remove: list[str]) -> None:
-        message = {
-            "kind": "cards",
-            "protocolVersion": PROTOCOL_VERSION,
-            "rev": self._store.rev,
-            "upsert": upsert,
-            "remove": remove,
-        }
+    def _send_cards(self, message: dict[str, Any]) -> None:
         try:
             self.send(message)
         except Exception:
@@ -313,6 +313,7 @@ class QuestionWidget(anywidget.AnyWidget):
     def send_message(self, message: KernelMessage | Mapping[str, Any]) -> None:
         """Send a kernel → view message (validated); lost if no view is open."""
         model = KERNEL_MESSAGE.validate_python(message)
+        self._changes.flush()  # the card changes made before it go first
         self.send(model.to_wire())
 
     def send_frame(self, key: str, remaining_ms: int) -> FrameMessage:
@@ -419,6 +420,7 @@ class QuestionWidget(anywidget.AnyWidget):
 
     def _send_quietly(self, message: ErrorMessage) -> None:
         try:
+            self._changes.flush()
             self.send(message.to_wire())
         except Exception:
             self.log.exception("ipyask: could not send an error message to the view")

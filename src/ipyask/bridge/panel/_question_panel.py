@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-import uuid
+import secrets
 from collections.abc import Awaitable, Mapping
 from functools import partial
 from typing import Any
@@ -117,11 +117,12 @@ class QuestionPanel(QuestionWidget):
     # -- the answerer ------------------------------------------------------------------------
     def _new_key(self, request: AskUserQuestionRequest) -> str:
         call_id = request.call_id
+        # Random hex, as from a uuid4, without building a UUID object on the way to the card.
         if call_id is None:
-            return f"q-{uuid.uuid4().hex[:12]}"
+            return f"q-{secrets.token_hex(6)}"
         owner = request.agent.id if request.agent is not None else "-"
         key = f"{owner}:{call_id}"
-        return key if key not in self._held else f"{key}#{uuid.uuid4().hex[:6]}"
+        return key if key not in self._held else f"{key}#{secrets.token_hex(3)}"
 
     def _answer(
         self, request: AskUserQuestionRequest, next: Next
