@@ -279,7 +279,7 @@ def _targets(results: Results) -> list[str]:
         if top and top_bare:
             r = top["settle_s"] / top_bare["settle_s"]
             value = (f"{seconds(top['settle_s'])} ({ratio(r)} the bare comm's "
-                     f"{seconds(top_bare['settle_s'])})")  # fmt: skip
+                     f"{seconds(top_bare['settle_s'])}{_runs(top, top_bare)})")  # fmt: skip
             met = r <= 1.25 and top["all_settled"]
             out.append(_target_row("10,000 pending on one panel, all answered", value,
                                    "≤ 1.25× bare comm", met))  # fmt: skip
@@ -455,12 +455,15 @@ def _scale(results: Results) -> list[str]:
         out += [
             "All questions are asked at once (agent *i mod A* of *A* agents), wait until every one "
             "is pending, and are then answered by the front end as fast as it can, each with its "
-            "own label. Each row is two runs in fresh kernels: a *memory* run, where "
+            "own label. Each row is runs in fresh kernels: a *memory* run, where "
             "`tracemalloc` traces from the asks until all are pending (Python heap still held per "
             "pending question), and an untraced *timing* run: the kernel's RSS growth per "
             "pending question, *show all* (from the asks until all are pending) and *settle all* "
             "(from the front end's first answer until the kernel reports that every ask "
-            "returned; the kernel checks that each got exactly its own answer and none failed).",
+            "returned; the kernel checks that each got exactly its own answer and none failed). "
+            "The two answerers' timing runs of a size go back to back; at 10,000 pending each "
+            "has three, alternating which goes first, and the row is its median run (every run "
+            "had to answer all).",
             "",
             "- **panel**: `QuestionPanel` + `HeadlessFrontend` (choose + Submit per card).",
             "- **bare comm**: the same `UserQuestions` service and waterfall, answered over one "
@@ -489,6 +492,16 @@ def _scale(results: Results) -> list[str]:
         if notes:
             out += ["", " ".join(notes)]
     return [*out, ""]
+
+
+def _runs(panel: dict[str, Any], bare: dict[str, Any]) -> str:
+    """``; medians of N runs each: …`` when a row is the median of several timing runs."""
+    panel_runs, bare_runs = panel.get("settle_runs_s"), bare.get("settle_runs_s")
+    if not panel_runs or not bare_runs or len(panel_runs) < 2:
+        return ""
+    pairs = zip(panel_runs, bare_runs, strict=True)
+    each = ", ".join(f"{seconds(p)} vs {seconds(b)}" for p, b in pairs)
+    return f"; medians of {len(panel_runs)} runs each: {each}"
 
 
 AGENT_PARTS = ("request (validated)", "the asking task (benchmark code)")

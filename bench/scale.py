@@ -8,15 +8,16 @@ Two answerers, each in a fresh kernel per size:
   answerer that sends each question as one anywidget custom message and settles it from the reply
   (no synced card state). It separates the cost of the seam from the cost of the panel's state.
 
-Each size runs twice, each time in a fresh kernel. A *memory* run: ``tracemalloc`` runs from just
-before the asks until every question is pending and the messages sent so far have left the
-kernel's I/O thread; the traced bytes still held, divided by the number of questions, is the
-memory per pending question (then the kernel is shut down). A
-*timing* run, untraced: time to show all questions, the kernel's RSS growth per question, and
-time to settle all. In the timing run the front end then
-answers every question (question *i* gets its own label) as fast as it can; *settle* is the time
-from its first answer to the kernel's report that every ask returned. The kernel checks that every
-ask returned exactly its own answer and none failed.
+Each size runs at least twice, each time in a fresh kernel. A *memory* run: ``tracemalloc``
+runs from just before the asks until every question is pending and the messages sent so far have
+left the kernel's I/O thread; the traced bytes still held, divided by the number of questions, is
+the memory per pending question (then the kernel is shut down). A *timing* run, untraced: time to
+show all questions, the kernel's RSS growth per question, and time to settle all. In the timing
+run the front end then answers every question (question *i* gets its own label) as fast as it
+can; *settle* is the time from its first answer to the kernel's report that every ask returned.
+The kernel checks that every ask returned exactly its own answer and none failed. The timing runs
+of the two answerers go back to back; at 10,000 pending each has :data:`SETTLE_PASSES` of them,
+alternating which goes first, and the median run counts.
 """
 
 from __future__ import annotations
@@ -205,20 +206,25 @@ def _memory(bench: KernelBench, n: int, agents: int, timeout: float) -> dict[str
     }
 
 
-def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
-    def person() -> HeadlessFrontend:
-        return HeadlessFrontend(timeout=timeout, log_size=50)
+PANEL_SETUP = "sc_answerer = PanelCounter()"
+BARE_SETUP = "sc_answerer = BareAnswerer(bench_channel)"
 
-    setup = "sc_answerer = PanelCounter()"
-    memory: dict[str, Any] = {"traced_bytes": None, "memory_parts": None}
-    if trace:
-        with person() as tracer:
-            bench = KernelBench(tracer.kernel)
-            tracer.execute(KERNEL_CODE + "\n" + setup)
-            memory = _memory(bench, n, agents, timeout)
-    with person() as player:
+
+def _person(timeout: float) -> HeadlessFrontend:
+    return HeadlessFrontend(timeout=timeout, log_size=50)
+
+
+def _panel_memory(n: int, agents: int, timeout: float) -> dict[str, Any]:
+    with _person(timeout) as tracer:
+        bench = KernelBench(tracer.kernel)
+        tracer.execute(KERNEL_CODE + "\n" + PANEL_SETUP)
+        return _memory(bench, n, agents, timeout)
+
+
+def _panel(n: int, agents: int, timeout: float) -> dict[str, Any]:
+    with _person(timeout) as player:
         bench = KernelBench(player.kernel)
-        player.execute(KERNEL_CODE + "\n" + setup)
+        player.execute(KERNEL_CODE + "\n" + PANEL_SETUP)
         _launch(bench, n, agents, False, timeout)
         panel = player.panel()
         pending = [c for c in player.live_cards(panel) if c["status"] == "pending"]
@@ -232,7 +238,6 @@ def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
         t2 = time.perf_counter()
         answered = sum(1 for c in player.cards() if c["status"] == "answered")
         errors = len(player.errors())
-    result.update(memory)
     result.update(
         frontend_seen=len(pending),
         frontend_answered_cards=answered,
@@ -242,15 +247,17 @@ def _panel(n: int, agents: int, timeout: float, trace: bool) -> dict[str, Any]:
     return result
 
 
-def _bare(n: int, agents: int, timeout: float) -> dict[str, Any]:
-    setup = "sc_answerer = BareAnswerer(bench_channel)"
+def _bare_memory(n: int, agents: int, timeout: float) -> dict[str, Any]:
     with KernelFrontend(timeout=timeout, log_size=50) as tracer:
         bench = KernelBench(tracer)
-        tracer.execute(KERNEL_CODE + "\n" + setup)
-        memory = _memory(bench, n, agents, timeout)
+        tracer.execute(KERNEL_CODE + "\n" + BARE_SETUP)
+        return _memory(bench, n, agents, timeout)
+
+
+def _bare(n: int, agents: int, timeout: float) -> dict[str, Any]:
     with KernelFrontend(timeout=timeout, log_size=50) as fe:
         bench = KernelBench(fe)
-        fe.execute(KERNEL_CODE + "\n" + setup)
+        fe.execute(KERNEL_CODE + "\n" + BARE_SETUP)
         start = _launch(bench, n, agents, False, timeout)
         questions = [
             m.content
@@ -269,9 +276,17 @@ def _bare(n: int, agents: int, timeout: float) -> dict[str, Any]:
             fe.send_custom(bench.channel, answer)
         result: dict[str, Any] = bench.wait("scale", timeout=timeout, since=after)
         t2 = time.perf_counter()
-    result.update(memory)
     result.update(frontend_seen=len(questions), settle_s=t2 - t1)
     return result
+
+
+def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run with the median time to settle, with every run's time (``settle_runs_s``)."""
+    ordered = sorted(runs, key=lambda run: float(run["settle_s"]))
+    median = dict(ordered[len(ordered) // 2])
+    median["settle_runs_s"] = [run["settle_s"] for run in runs]
+    median["all_runs_settled"] = all(_finish(dict(run))["all_settled"] for run in runs)
+    return median
 
 
 def _finish(result: dict[str, Any]) -> dict[str, Any]:
@@ -284,8 +299,15 @@ def _finish(result: dict[str, Any]) -> dict[str, Any]:
         and result["wrong"] == 0
         and result["error_count"] == 0
         and result["frontend_seen"] == n
+        and result.get("all_runs_settled", True)
     )
     return result
+
+
+REPEATED_FROM = 10_000
+SETTLE_PASSES = 3
+"""Timing runs of each answerer at 10,000 pending (the median counts): one run of either takes
+10–15 s, long enough for the shared machine's speed to change between two runs."""
 
 
 def run(settings: Settings) -> Result:
@@ -295,10 +317,17 @@ def run(settings: Settings) -> Result:
     out: dict[str, Any] = {"bare": [], "panel": []}
     for n in sizes:
         agents = min(n, 100)
-        log(f"scale: bare comm, {n} pending from {agents} agents")
-        out["bare"].append(_finish(_bare(n, agents, timeout=300)))
-    for n in sizes:
-        agents = min(n, 100)
-        log(f"scale: panel, {n} pending from {agents} agents")
-        out["panel"].append(_finish(_panel(n, agents, timeout=600, trace=True)))
+        log(f"scale: memory, {n} pending from {agents} agents (bare comm, then panel)")
+        memory = {"bare": _bare_memory(n, agents, 300), "panel": _panel_memory(n, agents, 600)}
+        # The two answerers' timing runs alternate, back to back: a drift in the machine's
+        # speed hits both alike.
+        passes = SETTLE_PASSES if n >= REPEATED_FROM else 1
+        runs: dict[str, list[dict[str, Any]]] = {"bare": [], "panel": []}
+        for index in range(passes):
+            for kind in ("bare", "panel") if index % 2 == 0 else ("panel", "bare"):
+                log(f"scale: {kind}, {n} pending from {agents} agents ({index + 1}/{passes})")
+                timed = _bare(n, agents, 300) if kind == "bare" else _panel(n, agents, 600)
+                runs[kind].append(timed)
+        for kind in ("bare", "panel"):
+            out[kind].append(_finish({**_median_run(runs[kind]), **memory[kind]}))
     return out
