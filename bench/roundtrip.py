@@ -93,9 +93,10 @@ def rt_sweep_panel(k):
 async def rt_history_rounds(n, k):
     svc, panel, lat = *rt_sweep_panel(k), []
     for i in range(n):
-        for card in panel.get_cards()[k:]:  # the last round's card: the history stays at k
-            if card.status != "pending":
-                panel.remove_card(card.key)
+        live = set(panel.store.live_keys())
+        for key in panel.store.keys()[k:]:  # the last round's card: the history stays at k
+            if key not in live:
+                panel.remove_card(key)
         # The transcript shows the last answer 50 ms after it; show it now, between rounds, as
         # closing the fresh panel does for the row above, so that both rows time the same work.
         panel._transcript.flush()

@@ -224,3 +224,6 @@ def test_the_store_keeps_each_card_as_its_text_and_reads_it_back_whole() -> None
     assert card.answer.answers[0].selected == ["SQLite"]
     assert card == Card.model_validate_json(widget.get_state()["history_0"][1:-1])
     assert widget.get_card("p") is not card  # parsed anew: no model is kept per card
+    widget.set_card(generic("q"))
+    assert widget.store.keys() == ["p", "q"] == [c.key for c in widget.get_cards()]
+    assert widget.store.live_keys() == ["q"]

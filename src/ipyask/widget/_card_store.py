@@ -193,6 +193,10 @@ class CardStore:
         """Every card's wire dict (parsed anew), in the kernel's order."""
         return [json.loads(text) for text in self._texts.values()]
 
+    def keys(self) -> list[str]:
+        """Every card's key, in the kernel's order (nothing parsed)."""
+        return list(self._texts)
+
     def live_keys(self) -> list[str]:
         """The keys of the live cards, in the order the views show them."""
         return list(self._live.keys())
