@@ -227,3 +227,26 @@ def test_the_store_keeps_each_card_as_its_text_and_reads_it_back_whole() -> None
     widget.set_card(generic("q"))
     assert widget.store.keys() == ["p", "q"] == [c.key for c in widget.get_cards()]
     assert widget.store.live_keys() == ["q"]
+
+
+def test_the_mirror_reads_the_live_cards_without_parsing_the_history(monkeypatch) -> None:
+    import ipyask.testing._card_mirror as mirror_module
+
+    history = [_answered(f"h{i}") for i in range(10 * PAGE_SIZE)]
+    widget = QuestionWidget(cards=[*history, generic("p")])
+    mirror = CardMirror()
+    assert [c["key"] for c in mirror.live(dict(widget.get_state()), [])] == ["p"]
+    parsed: list[object] = []
+    real = mirror_module.parse_card_state
+    monkeypatch.setattr(
+        mirror_module, "parse_card_state", lambda raw: parsed.append(raw) or real(raw)
+    )
+    widget.update_card("p", status="answered", answer=ANSWER)  # to the last history page
+    widget.set_card(generic("q"))
+    state = dict(widget.get_state())
+    assert [c["key"] for c in mirror.live(state, [])] == ["q"]
+    assert parsed and not any('"answered"' in str(raw) for raw in parsed)  # no history page
+    cards = mirror.cards(state, [])  # every card: the history pages are taken in now
+    assert [c["key"] for c in cards][:1] == ["q"] and cards[-1]["key"] == "p"
+    assert len(cards) == len(history) + 2
+    widget.close()

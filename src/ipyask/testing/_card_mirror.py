@@ -70,7 +70,7 @@ class CardMirror:
     def cards(self, state: object, messages: Sequence[CustomMessage]) -> list[Card]:
         """The cards after the model's ``state`` (its state dict, or just its ``cards`` value)
         and its custom ``messages`` so far."""
-        self._update(state, messages)
+        self._update(state, messages, history=True)
         if self._all is None:
             live: dict[str, Card] = {}
             history: dict[str, Card] = {}
@@ -87,7 +87,7 @@ class CardMirror:
 
     def live(self, state: object, messages: Sequence[CustomMessage]) -> list[Card]:
         """Only the live cards (pending or continued), however long the history is."""
-        self._update(state, messages)
+        self._update(state, messages, history=False)
         if self._live is None:
             live: dict[str, Card] = {}
             for card in self._state_live_cards():
@@ -100,11 +100,16 @@ class CardMirror:
     def _state_live_cards(self) -> list[Card]:
         return [*self._state_live, *(card for _, page in self._live_pages for card in page)]
 
-    def _update(self, state: object, messages: Sequence[CustomMessage]) -> None:
+    def _update(self, state: object, messages: Sequence[CustomMessage], *, history: bool) -> None:
+        """Take in what changed; the history pages only when ``history`` (reading the live
+        cards looks at none of them: a later read of every card takes them in then)."""
         entries = state if isinstance(state, Mapping) else {"cards": state}
         head = entries.get("cards", [])
         changed = head is not self._head
-        for part, pages in (("live", self._live_pages), ("history", self._pages)):
+        parts = [("live", self._live_pages)]
+        if history:
+            parts.append(("history", self._pages))
+        for part, pages in parts:
             count = _count(head, "live" if part == "live" else "pages")
             changed = changed or len(pages) != count
             del pages[count:]
