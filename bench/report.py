@@ -463,7 +463,8 @@ def _scale(results: Results) -> list[str]:
             "returned; the kernel checks that each got exactly its own answer and none failed). "
             "The two answerers' timing runs of a size go back to back; at 10,000 pending each "
             "has three, alternating which goes first, and the row is its median run (every run "
-            "had to answer all).",
+            "had to answer all; a bare comm run whose front end lost questions on IOPub, which "
+            "drops what a slow subscriber cannot take, runs again).",
             "",
             "- **panel**: `QuestionPanel` + `HeadlessFrontend` (choose + Submit per card).",
             "- **bare comm**: the same `UserQuestions` service and waterfall, answered over one "
@@ -501,7 +502,14 @@ def _runs(panel: dict[str, Any], bare: dict[str, Any]) -> str:
         return ""
     pairs = zip(panel_runs, bare_runs, strict=True)
     each = ", ".join(f"{seconds(p)} vs {seconds(b)}" for p, b in pairs)
-    return f"; medians of {len(panel_runs)} runs each: {each}"
+    lost = int(bare.get("lost_runs", 0))
+    again = (
+        f"; {lost} more bare comm run{'s' if lost != 1 else ''} lost questions on IOPub and "
+        "ran again"
+        if lost
+        else ""
+    )
+    return f"; medians of {len(panel_runs)} runs each: {each}{again}"
 
 
 AGENT_PARTS = ("request (validated)", "the asking task (benchmark code)")
