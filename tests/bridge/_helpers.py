@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
+
+import pytest
 
 import ipyask
 from ipyask import AskUserQuestionAnswer, AskUserQuestionItem
@@ -64,3 +67,13 @@ def chose(*selected: str, custom: str | None = None) -> AskUserQuestionAnswer:
     if custom is not None:
         answer["custom"] = custom
     return AskUserQuestionAnswer.model_validate({"answers": [answer]})
+
+
+async def asked_then_stopped(svc: ipyask.UserQuestions, request: dict[str, Any]) -> None:
+    """Ask ``request``, let its card show, then stop the asking task (the agent stopped waiting)."""
+    task = asyncio.ensure_future(svc.ask(request))
+    await drain()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await drain()

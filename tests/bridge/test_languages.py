@@ -25,7 +25,7 @@ from ipyask.bridge.panel._texts import (
 from ipyask.bridge.panel._transcript import record
 from ipyask.widget import Card, NoticeCode, QuestionWidget
 
-from ._helpers import FakeView, chose, drain, item, only_key
+from ._helpers import FakeView, asked_then_stopped, chose, drain, item, only_key
 
 STRINGS_JS = Path(ipyask.__file__).parent / "widget" / "js" / "strings.js"
 
@@ -154,19 +154,9 @@ async def test_a_chinese_panels_records_use_chinese_words(svc, zh_panel, sent) -
 
 
 async def test_the_record_takes_the_language_the_panel_has_when_it_is_made(svc, panel) -> None:
-    task = asyncio.ensure_future(svc.ask({"questions": [DB]}))
-    await drain()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    await drain()
+    await asked_then_stopped(svc, {"questions": [DB]})
     panel.language = "zh"
-    task = asyncio.ensure_future(svc.ask({"questions": [DB]}))
-    await drain()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    await drain()
+    await asked_then_stopped(svc, {"questions": [DB]})
     assert panel.records == [
         r"**Cancelled**: Which database? — The agent stopped waiting for this question\.",
         "**已取消**：Which database? — 智能体不再等待这个问题的回答。",

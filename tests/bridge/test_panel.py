@@ -11,7 +11,7 @@ import ipyask
 from ipyask import UserQuestionError
 from ipyask.testing import ScriptedAnswerer
 
-from ._helpers import FakeView, drain, only_key
+from ._helpers import FakeView, asked_then_stopped, drain, only_key
 
 DB = {
     "id": "db",
@@ -200,11 +200,7 @@ async def test_an_aborted_signal_or_cancelled_task_marks_the_card_cancelled(svc,
     await drain()
     assert panel.get_cards()[0].status == "cancelled"
     assert panel.get_cards()[0].notice == "The agent stopped waiting for this question."
-    task = await asked(svc, {"questions": [DB]})
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    await drain()
+    await asked_then_stopped(svc, {"questions": [DB]})
     assert [c.status for c in panel.get_cards()] == ["cancelled", "cancelled"]
     assert panel.get_cards()[1].notice == "The agent stopped waiting for this question."
 

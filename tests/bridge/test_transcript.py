@@ -10,7 +10,7 @@ import ipyask
 from ipyask.bridge.panel._transcript import TRANSCRIPT_DELAY_MS, Transcript, record
 from ipyask.testing import ManualClock, drain_loop
 
-from ._helpers import FakeView, chose, drain, item, only_key
+from ._helpers import FakeView, asked_then_stopped, chose, drain, item, only_key
 
 
 class FakeDisplay:
@@ -186,12 +186,7 @@ def test_an_unanswered_record_says_why_and_a_longer_card_has_a_line_per_question
 
 
 async def test_a_cancelled_card_is_recorded_with_the_reason(svc, panel) -> None:
-    task = asyncio.ensure_future(svc.ask({"questions": [{"id": "q", "question": "Deploy?"}]}))
-    await drain()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    await drain()
+    await asked_then_stopped(svc, {"questions": [{"id": "q", "question": "Deploy?"}]})
     assert panel.records == [
         r"**Cancelled**: Deploy? — The agent stopped waiting for this question\."
     ]
