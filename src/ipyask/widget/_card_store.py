@@ -180,11 +180,6 @@ class CardStore:
         """The card with ``key`` (parsed anew); :class:`KeyError` if there is none."""
         return Card.model_validate_json(self._texts[key])
 
-    def wire_card(self, key: str) -> WireCard:
-        """The wire dict of the card with ``key`` (parsed anew); :class:`KeyError` if absent."""
-        wire: WireCard = json.loads(self._texts[key])
-        return wire
-
     def cards(self) -> list[Card]:
         """Every card (parsed anew), in the kernel's order (first added first)."""
         return [Card.model_validate_json(text) for text in self._texts.values()]
@@ -224,8 +219,7 @@ class CardStore:
         the change touched."""
         key = model.key
         kept = self._views.get(key)
-        reuse = kept is not None and kept.derives(model)
-        wire = model.to_wire(view=kept.view if kept is not None and reuse else None)
+        wire = model.to_wire(view=kept.view if kept is not None and kept.derives(model) else None)
         self._keep_view(model, wire["view"])
         self._texts[key] = _dump(wire)
         self._rev += 1
