@@ -291,17 +291,18 @@ BARE_TRIES = 3
 def _bare_complete(n: int, agents: int, timeout: float) -> dict[str, Any]:
     """A timing run of the bare comm in which its front end got every question (its lost runs,
     a fault of the peer's own transport, are counted in ``lost_runs``)."""
-    for attempt in range(BARE_TRIES):
+    lost_runs = 0
+    while True:
         try:
             result = _bare(n, agents, timeout)
         except LostQuestions as lost:
-            log(f"scale: {lost}; running it again")
-            if attempt == BARE_TRIES - 1:
+            lost_runs += 1
+            if lost_runs == BARE_TRIES:
                 raise
+            log(f"scale: {lost}; running it again")
             continue
-        result["lost_runs"] = attempt
+        result["lost_runs"] = lost_runs
         return result
-    raise AssertionError("unreachable")
 
 
 def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
