@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _chart as chart
+from .scale import SETTLE_PASSES
 
 Results = dict[str, Any]
 
@@ -380,7 +381,7 @@ def _round_trip(results: Results) -> list[str]:
         out += [
             "",
             "A card change reaches the front end as a `cards` message with that card only (cards "
-            "that settle in a burst of answers go together, a message per 20 ms); the "
+            "that settle in a burst of answers go together, a message per 100 ms); the "
             "state entries it touched follow within 500 ms, once per burst: `cards` (the revision "
             "and page counts) and the pages of 50 cards that took or lost a card (a live page, a "
             "history page), never every card.",
@@ -462,7 +463,8 @@ def _scale(results: Results) -> list[str]:
             "(from the front end's first answer until the kernel reports that every ask "
             "returned; the kernel checks that each got exactly its own answer and none failed). "
             "The two answerers' timing runs of a size go back to back; at 10,000 pending each "
-            "has three, alternating which goes first, and the row is its median run (every run "
+            f"has {SETTLE_PASSES}, alternating which goes first, and the row is its median run "
+            "(every run "
             "had to answer all; a bare comm run whose front end lost questions on IOPub, which "
             "drops what a slow subscriber cannot take, runs again).",
             "",

@@ -7,7 +7,12 @@ import asyncio
 import pytest
 
 import ipyask
-from ipyask.bridge.panel._transcript import TRANSCRIPT_DELAY_MS, Transcript, record
+from ipyask.bridge.panel._transcript import (
+    TRANSCRIPT_CHARS_PER_MS,
+    TRANSCRIPT_DELAY_MS,
+    Transcript,
+    record,
+)
 from ipyask.testing import ManualClock, drain_loop
 
 from ._helpers import FakeView, asked_then_stopped, chose, drain, item, only_key
@@ -108,8 +113,10 @@ def test_a_long_transcript_is_updated_less_often(clock) -> None:
     for _ in range(200):
         log.add(record)
     log.flush()
-    log.add(record)  # 201,000 characters in all: the whole text goes out 201 ms later
-    clock.advance(200)
+    log.add(record)  # 201,000 characters in all: the whole text goes out that much later
+    wait_ms = 201_000 / TRANSCRIPT_CHARS_PER_MS
+    assert wait_ms > TRANSCRIPT_DELAY_MS
+    clock.advance(wait_ms - 1)
     assert len(shown) == 2 and log.due
     clock.advance(1)
     assert len(shown) == 3 and shown[-1].count("x") == 201 * 998

@@ -7,6 +7,7 @@ import json
 import re
 import weakref
 from pathlib import Path
+from typing import Any
 
 import ipywidgets
 import pytest
@@ -17,7 +18,7 @@ import ipyask.widget as widget_module
 from ipyask._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ipyask.widget import PROTOCOL_VERSION, Card, CountdownFrame, QuestionWidget
 
-from .widget_cardkit import approval, batch, generic, plan, timed
+from .widget_cardkit import approval, batch, form_card, generic, plan, timed, tool_approval
 
 
 def test_public_names_are_exported() -> None:
@@ -214,6 +215,96 @@ def test_update_card_validates_changes() -> None:
     assert widget.get_card("t").notice == "done"
     with pytest.raises(KeyError):
         widget.update_card("missing", status="expired")
+    widget.close()
+
+
+def _cards_to_settle() -> list[Card]:
+    """A card of every kind, and some with the fields settling leaves alone or clears."""
+    return [
+        generic("g"),
+        batch("b"),
+        plan("p"),
+        approval("a"),
+        tool_approval("ta"),
+        form_card("f"),
+        timed("t"),
+        timed("th", held=True, timeout_ms=30_000),
+        generic(
+            "n",
+            notice="Waiting for the store",
+            notice_code="asked-earlier",
+            notice_params={"process": "host:1"},
+        ),
+        generic("s", source={"session": "s-1", "agent": "agent-1", "askedAt": 1.5}),
+        generic("c", call_id="call-c", wait="indefinite", status="continued"),
+    ]
+
+
+SETTLEMENTS: list[dict[str, Any]] = [
+    {"status": "answered"},
+    {"status": "answered", "answer": "batch"},
+    {
+        "status": "answered",
+        "answer": "batch",
+        "notice": "Settled elsewhere",
+        "notice_code": "settled-elsewhere",
+    },
+    {"status": "cancelled", "notice": "You cancelled", "notice_code": "you-cancelled"},
+    {
+        "status": "expired",
+        "notice": "Asked by host:1",
+        "notice_code": "asked-earlier",
+        "notice_params": {"process": "host:1"},
+    },
+    {"status": "expired", "notice": "plain text"},
+]
+
+
+@pytest.mark.parametrize("settlement", SETTLEMENTS)
+def test_settle_card_keeps_what_update_card_would(settlement: dict[str, Any]) -> None:
+    # Settling changes the stored card without parsing it: the state must be exactly what the
+    # validated update gives (the same text, in the same field order, in the same pages).
+    by_update = QuestionWidget(cards=_cards_to_settle())
+    by_settle = QuestionWidget(cards=_cards_to_settle())
+    for card in _cards_to_settle():
+        fields = dict(settlement)
+        if fields.get("answer") == "batch":
+            fields["answer"] = {
+                "answers": [{"id": question.id, "selected": []} for question in card.questions]
+            }
+        changes = {"answer": None, "notice": None, **fields}
+        updated = by_update.update_card(card.key, **changes)
+        wire = by_settle.settle_card(card.key, **fields)
+        assert wire == updated.to_wire()
+        assert by_settle.get_card(card.key) == updated
+    layout = "layout"  # each widget's own
+    settled, updated_state = by_settle.get_state(), by_update.get_state()
+    assert settled.pop(layout) != updated_state.pop(layout)
+    assert settled == updated_state
+    by_update.close()
+    by_settle.close()
+
+
+def test_settle_card_validates_what_it_sets() -> None:
+    widget = QuestionWidget(cards=[timed("t")])
+    before = widget.get_state()
+    answer = {"answers": [{"id": "q1", "selected": ["SQLite"]}]}
+    refused: list[dict[str, Any]] = [
+        {"status": "pending"},  # not a final status
+        {"status": "cancelled", "answer": answer},  # an answer needs 'answered'
+        {"status": "expired", "notice_code": "time-ran-out"},  # a code needs its text
+        {"status": "expired", "notice": "x", "notice_params": {"a": "b"}},  # params need a code
+        {"status": "answered", "answer": {"answers": "no"}},
+    ]
+    for fields in refused:
+        with pytest.raises(ValidationError):
+            widget.settle_card("t", **fields)
+    assert widget.get_state() == before  # nothing changed
+    with pytest.raises(KeyError):
+        widget.settle_card("missing", "expired")
+    wire = widget.settle_card("t", "answered", answer=answer)
+    assert wire["status"] == "answered" and wire["frame"] == {"remainingMs": 10_000, "seq": 1}
+    assert widget.get_card("t").answer == AskUserQuestionAnswer.model_validate(answer)
     widget.close()
 
 

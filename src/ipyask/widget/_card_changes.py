@@ -31,8 +31,10 @@ card settles too (the kernel settles the answers of a burst about a millisecond 
 enough that it goes before the agent asks again, not in the message of its next question (a
 second card there makes the question arrive measurably later)."""
 
-SETTLED_BURST_DELAY_MS = 20.0
-"""How long after its first card a burst of settled cards is held, to go in one message."""
+SETTLED_BURST_DELAY_MS = 100.0
+"""How long after its first card a burst of settled cards is held, to go in one message (each
+message costs the kernel about as much as the answers of a dozen cards; the agents already have
+their answers)."""
 
 
 class CardChanges:

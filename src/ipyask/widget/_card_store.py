@@ -22,7 +22,7 @@ import traitlets
 from pydantic import ValidationError
 
 from .._vocabulary import AskUserQuestionItem
-from ._cards import Card
+from ._cards import WIRE_FIELDS, Card
 
 __all__ = ["HEAD", "LIVE_STATUSES", "PAGE_SIZE", "CardStore", "page_name"]
 
@@ -47,8 +47,13 @@ HISTORY = "history"
 _PAGE = re.compile(r"^(live|history)_(0|[1-9][0-9]*)$")
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
+"""Made once (``json.dumps`` with options makes an encoder on every call); a wire dict has no
+cycles to check for."""
+
+
 def _dump(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def page_name(part: str, index: int) -> str:
@@ -184,6 +189,12 @@ class CardStore:
         """Every card (parsed anew), in the kernel's order (first added first)."""
         return [Card.model_validate_json(text) for text in self._texts.values()]
 
+    def wire_card(self, key: str) -> WireCard:
+        """The wire dict of card ``key`` (parsed anew, not validated: the store only keeps valid
+        cards); :class:`KeyError` if there is none."""
+        value: WireCard = json.loads(self._texts[key])
+        return value
+
     def wire_cards(self) -> list[WireCard]:
         """Every card's wire dict (parsed anew), in the kernel's order."""
         return [json.loads(text) for text in self._texts.values()]
@@ -224,6 +235,18 @@ class CardStore:
         self._texts[key] = _dump(wire)
         self._rev += 1
         return wire, self._place(key, model.status in LIVE_STATUSES)
+
+    def patch(self, key: str, fields: WireCard) -> tuple[WireCard, list[str]]:
+        """Set the wire ``fields`` of card ``key`` (``None`` clears one), without parsing it into
+        a model: the caller knows the card stays valid. Its new wire dict and the state entries
+        the change touched; :class:`KeyError` if there is none."""
+        current = self.wire_card(key)
+        current.update(fields)
+        # In the order ``Card.to_wire`` gives: the text is what ``put`` would keep.
+        wire = {name: current[name] for name in WIRE_FIELDS if current.get(name) is not None}
+        self._texts[key] = _dump(wire)
+        self._rev += 1
+        return wire, self._place(key, wire["status"] in LIVE_STATUSES)
 
     def drop(self, key: str) -> tuple[Card, list[str]]:
         """Remove card ``key``; the card and the state entries it left. :class:`KeyError` if

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 __all__ = [
+    "WIRE_FIELDS",
     "ApprovalPresentation",
     "Card",
+    "CardSettlement",
     "CardSource",
     "CardStatus",
     "CardView",
@@ -42,6 +44,7 @@ __all__ = [
     "NoticeCode",
     "PlanReviewPresentation",
     "Presentation",
+    "SettledStatus",
     "ToolApprovalPresentation",
     "ToolDecisionOption",
     "WaitKind",
@@ -53,6 +56,9 @@ WaitKind = Literal["none", "indefinite", "timed"]
 
 CardStatus = Literal["pending", "continued", "answered", "cancelled", "expired"]
 """``pending`` and ``continued`` cards are answerable; the others are read-only."""
+
+SettledStatus = Literal["answered", "cancelled", "expired"]
+"""The final statuses of a card."""
 
 NoticeCode = Literal[
     "you-cancelled",
@@ -182,6 +188,50 @@ class CardSource(WireModel):
     """Asked by a process that has ended (before a restart): the answer waits in the store."""
 
 
+def _outcome_problem(
+    status: CardStatus,
+    answer: AskUserQuestionAnswer | None,
+    notice: str | None,
+    notice_code: NoticeCode | None,
+    notice_params: dict[str, str] | None,
+) -> str | None:
+    """What is wrong with a card's status, answer and notice together (``None``: nothing).
+
+    No other field of a card is tied to these by a rule: :class:`CardSettlement` relies on it.
+    """
+    if answer is not None and status != "answered":
+        return "only an 'answered' card carries an answer"
+    if notice_code is not None and notice is None:
+        return "a card with a notice code carries its notice text too"
+    if notice_params is not None and notice_code is None:
+        return "only a card with a notice code has notice params"
+    return None
+
+
+class CardSettlement(WireModel):
+    """What settling a card sets: its final status, its answer (only ``answered``) and its
+    notice; an absent one is cleared. The card's other fields stay as they were."""
+
+    status: SettledStatus
+    answer: AskUserQuestionAnswer | None = None
+    notice: str | None = None
+    notice_code: NoticeCode | None = None
+    notice_params: dict[str, str] | None = None
+
+    @model_validator(mode="after")
+    def _check_outcome(self) -> Self:
+        problem = _outcome_problem(
+            self.status, self.answer, self.notice, self.notice_code, self.notice_params
+        )
+        if problem is not None:
+            raise ValueError(problem)
+        return self
+
+    def wire_fields(self) -> dict[str, Any]:
+        """The card's wire fields this sets, ``None`` for each it clears."""
+        return {**_CLEARED, **self.to_wire()}
+
+
 class Card(WireModel):
     """One request shown as a card."""
 
@@ -229,18 +279,17 @@ class Card(WireModel):
         ids = [question.id for question in self.questions]
         if len(set(ids)) != len(ids):
             raise ValueError("question ids must be unique within a card")
-        if self.answer is not None and self.status != "answered":
-            raise ValueError("only an 'answered' card carries an answer")
         if self.frame is not None and self.wait != "timed":
             raise ValueError("only a 'timed' card carries a countdown frame")
         if self.held and self.wait != "timed":
             raise ValueError("only a 'timed' card can be held")
         if self.timeout_ms is not None and self.wait != "timed":
             raise ValueError("only a 'timed' card has a timeout")
-        if self.notice_code is not None and self.notice is None:
-            raise ValueError("a card with a notice code carries its notice text too")
-        if self.notice_params is not None and self.notice_code is None:
-            raise ValueError("only a card with a notice code has notice params")
+        problem = _outcome_problem(
+            self.status, self.answer, self.notice, self.notice_code, self.notice_params
+        )
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     @property
@@ -384,3 +433,9 @@ def present(questions: list[AskUserQuestionItem], wait: WaitKind) -> Presentatio
 
 _GENERIC = GenericPresentation()
 """The generic presentation (a frozen model: one serves every card)."""
+
+
+_CLEARED = {field.alias or name: None for name, field in CardSettlement.model_fields.items()}
+
+WIRE_FIELDS = (*(field.alias or name for name, field in Card.model_fields.items()), "view")
+"""A card's wire fields in the order of :meth:`Card.to_wire`."""

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from .._clock import Clock, LoopClock
 from ._card_changes import CardChanges
 from ._card_store import LIVE_STATUSES, CardStore
-from ._cards import Card, CardStatus, CountdownFrame, NoticeCode
+from ._cards import Card, CardSettlement, CardStatus, CountdownFrame, NoticeCode, SettledStatus
 from ._kernel_state import KernelOwnedLayout, refuse_view_state
 from ._protocol import (
     KERNEL_MESSAGE,
@@ -68,6 +68,9 @@ class _Unset:
 
 
 _UNSET: Any = _Unset()
+
+_WIRE_NAMES = {name: field.alias or name for name, field in Card.model_fields.items()}
+"""A card field's name in the wire dict (camelCase)."""
 
 
 class QuestionWidget(anywidget.AnyWidget):
@@ -286,13 +289,45 @@ class QuestionWidget(anywidget.AnyWidget):
             if value is not _UNSET
         }
         with self._lock:
-            current = self.get_card(key)
-            # The current fields as models (pydantic takes them without validating them again),
-            # then the changes, validated with the card's rules.
-            fields = {name: getattr(current, name) for name in Card.model_fields}
-            updated = Card.model_validate({**fields, **changes})
+            # The current card as its wire dict (a validated model would be parsed twice), the
+            # changes under their wire names, validated together with the card's rules.
+            data = self._store.wire_card(key)
+            data.update({_WIRE_NAMES[name]: value for name, value in changes.items()})
+            updated = Card.model_validate(data)
             self.set_card(updated)
         return updated
+
+    def settle_card(
+        self,
+        key: str,
+        status: SettledStatus,
+        *,
+        answer: AskUserQuestionAnswer | Mapping[str, Any] | None = None,
+        notice: str | None = None,
+        notice_code: NoticeCode | None = None,
+        notice_params: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Give the card with ``key`` its final ``status``, with its answer and notice (an old
+        notice goes); its other fields stay. Returns its new wire dict; :class:`KeyError` if
+        there is none.
+
+        What changes is validated on its own (:class:`CardSettlement`), as no rule of a card ties
+        it to the other fields: every settled question makes this change, so the card is changed
+        in its stored form rather than parsed and validated whole, as ``update_card`` does.
+        """
+        settlement = CardSettlement.model_validate(
+            {
+                "status": status,
+                "answer": answer,
+                "notice": notice,
+                "notice_code": notice_code,
+                "notice_params": notice_params,
+            }
+        )
+        with self._lock:
+            wire, entries = self._store.patch(key, settlement.wire_fields())
+            self._changed(entries, upsert=[wire], settled=True)
+        return wire
 
     # -- messages -------------------------------------------------------------------------
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
 
-from ..._vocabulary import AskUserQuestionAnswer
-from ...widget import QuestionWidget
+from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
+from ...widget import QuestionWidget, SettledStatus
 from ._texts import NO_NOTICE, RECORD_WORDS, Notice, RecordWord, language_of
 from ._transcript import record
 
 __all__ = ["CardOutcomes", "Outcome"]
 
-Outcome = Literal["answered", "cancelled", "expired"]
+Outcome = SettledStatus
 """The final status of a card."""
 
 
@@ -34,21 +33,25 @@ class CardOutcomes:
         answer: AskUserQuestionAnswer | None = None,
         *,
         late: bool = False,
+        questions: list[AskUserQuestionItem] | None = None,
     ) -> None:
         """Give card ``key`` its final ``status`` and record it (nothing if the card is gone).
 
         ``late``: the answer came after the agent went on without it (a continued card). The
         card carries ``notice`` as its code (and English text); the record is written in the
-        widget's language.
+        widget's language. ``questions``: the card's questions when the caller holds them (as
+        asked), else they are read from the card.
         """
         try:
             fields = NO_NOTICE if notice is None else notice.card_fields()
-            card = self._widget.update_card(key, status=status, answer=answer, **fields)
+            wire = self._widget.settle_card(key, status, answer=answer, **fields)
         except KeyError:
             return
+        if questions is None:
+            questions = [AskUserQuestionItem.model_validate(item) for item in wire["questions"]]
         language = language_of(self._widget.language)
         word: RecordWord = "answered-late" if late and status == "answered" else status
         # An answer speaks for itself.
         why = None if status == "answered" or notice is None else notice.text(language)
         title = RECORD_WORDS[language][word]
-        self._write_record(key, record(card.questions, title, answer, why, language=language))
+        self._write_record(key, record(questions, title, answer, why, language=language))

@@ -33,6 +33,8 @@ from ._transcript import Transcript, display_with_transcript
 
 __all__ = ["CellView", "CellViews"]
 
+WireCard = dict[str, Any]
+
 _COLLECTING: ContextVar[CellView | None] = ContextVar("ipyask_cell_view", default=None)
 
 
@@ -131,9 +133,9 @@ class CellViews:
         view = self._by_key.get(key) if isinstance(key, str) else None
         return view if view is not None and view.comm is not None else None  # not closed
 
-    def put(self, card: Card) -> None:
-        """Card ``card`` was added or changed on the panel."""
-        view = self._view_of(card.key)
+    def put(self, card: Card | WireCard) -> None:
+        """Card ``card`` (a model or its wire dict) was added or changed on the panel."""
+        view = self._view_of(card.key if isinstance(card, Card) else card["key"])
         if view is not None:
             view.set_card(card)
 

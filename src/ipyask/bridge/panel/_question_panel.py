@@ -22,7 +22,14 @@ from ..._service import UserQuestions
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
 from ..._waterfall import AnswerFuture, Next
 from ...store import Store
-from ...widget import Card, KernelMessage, QuestionWidget, ViewMessage
+from ...widget import (
+    Card,
+    KernelMessage,
+    NoticeCode,
+    QuestionWidget,
+    SettledStatus,
+    ViewMessage,
+)
 from ._answer_loop import AnswerLoop, call_on
 from ._card_outcomes import CardOutcomes
 from ._cell_views import CellView, CellViews
@@ -218,7 +225,7 @@ class QuestionPanel(QuestionWidget):
     def _answered(self, held: HeldRequest, answer: AskUserQuestionAnswer) -> None:
         if self._held.get(held.key) is held:
             del self._held[held.key]
-        self._outcomes.mark(held.key, "answered", answer=answer)
+        self._outcomes.mark(held.key, "answered", answer=answer, questions=held.questions)
 
     def _settled_without_answer(self, held: HeldRequest) -> None:
         signal = held.request.signal
@@ -244,6 +251,29 @@ class QuestionPanel(QuestionWidget):
             model = super().set_card(card)
             self._cell_views.put(model)
         return model
+
+    def settle_card(
+        self,
+        key: str,
+        status: SettledStatus,
+        *,
+        answer: AskUserQuestionAnswer | Mapping[str, Any] | None = None,
+        notice: str | None = None,
+        notice_code: NoticeCode | None = None,
+        notice_params: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Settle card ``key`` (see :meth:`QuestionWidget.settle_card`), in its cell view too."""
+        with self._lock:
+            wire = super().settle_card(
+                key,
+                status,
+                answer=answer,
+                notice=notice,
+                notice_code=notice_code,
+                notice_params=notice_params,
+            )
+            self._cell_views.put(wire)
+        return wire
 
     def remove_card(self, key: str) -> Card:
         """Remove the card with ``key`` (from its cell view too) and return it."""

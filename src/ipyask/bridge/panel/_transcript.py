@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from typing import Protocol
@@ -29,12 +28,14 @@ __all__ = [
     "record",
 ]
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+_ESCAPED = str.maketrans({char: "\\" + char for char in "\\`*_{}[]()#+-.!|<>~"})
+"""Markdown's punctuation, each behind a backslash (one ``translate``: a record is written per
+settled question)."""
 
 
 def escape_markdown(text: str) -> str:
     """``text`` with Markdown punctuation escaped and line breaks kept inside one list item."""
-    return _SPECIAL.sub(r"\\\1", text).replace("\n", "  \n  ")
+    return text.translate(_ESCAPED).replace("\n", "  \n  ")
 
 
 def _marked(question: AskUserQuestionItem, selected: list[str]) -> RecordWord | None:
@@ -106,10 +107,11 @@ TRANSCRIPT_DELAY_MS = 50.0
 """How long the transcript waits before showing new records: the agent gets its answer first,
 and a burst of settled questions costs one display update, not one each."""
 
-TRANSCRIPT_CHARS_PER_MS = 1000.0
-"""A display update sends the whole text, so a long transcript waits longer (one millisecond
-per thousand characters, when that is more than the delay): its updates then cost at most about
-a megabyte per second however many questions settle, instead of the whole text every 50 ms."""
+TRANSCRIPT_CHARS_PER_MS = 250.0
+"""A display update sends the whole text, so a long transcript waits longer (4 ms per thousand
+characters, when that is more than the delay): its updates then cost at most about 250 KB a
+second however many questions settle, instead of the whole text every 50 ms. It is the saved
+record, not what the person reads while answering (the cards are), so it can lag."""
 
 
 class TextDisplay(Protocol):
