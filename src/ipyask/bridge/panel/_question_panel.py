@@ -22,14 +22,7 @@ from ..._service import UserQuestions
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
 from ..._waterfall import AnswerFuture, Next
 from ...store import Store
-from ...widget import (
-    Card,
-    KernelMessage,
-    NoticeCode,
-    QuestionWidget,
-    SettledStatus,
-    ViewMessage,
-)
+from ...widget import Card, KernelMessage, QuestionWidget, SettledStatus, ViewMessage
 from ._answer_loop import AnswerLoop, call_on
 from ._card_outcomes import CardOutcomes
 from ._cell_views import CellView, CellViews
@@ -252,26 +245,10 @@ class QuestionPanel(QuestionWidget):
             self._cell_views.put(model)
         return model
 
-    def settle_card(
-        self,
-        key: str,
-        status: SettledStatus,
-        *,
-        answer: AskUserQuestionAnswer | Mapping[str, Any] | None = None,
-        notice: str | None = None,
-        notice_code: NoticeCode | None = None,
-        notice_params: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
+    def settle_card(self, key: str, status: SettledStatus, **fields: Any) -> dict[str, Any]:
         """Settle card ``key`` (see :meth:`QuestionWidget.settle_card`), in its cell view too."""
         with self._lock:
-            wire = super().settle_card(
-                key,
-                status,
-                answer=answer,
-                notice=notice,
-                notice_code=notice_code,
-                notice_params=notice_params,
-            )
+            wire = super().settle_card(key, status, **fields)
             self._cell_views.put(wire)
         return wire
 
