@@ -22,6 +22,7 @@ from ._cards import (
     ToolApprovalPresentation,
     ToolDecisionOption,
     WaitKind,
+    WireCard,
 )
 from ._markdown import render_markdown
 from ._protocol import (
@@ -78,6 +79,7 @@ __all__ = [
     "ViewErrorCode",
     "ViewMessage",
     "WaitKind",
+    "WireCard",
     "render_markdown",
     "view_error_code",
 ]

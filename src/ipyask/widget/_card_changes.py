@@ -20,10 +20,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .._clock import Clock, TimerHandle
+    from ._cards import WireCard
 
 __all__ = ["SETTLED_BURST_DELAY_MS", "SETTLED_CARD_DELAY_MS", "CardChanges"]
 
-WireCard = dict[str, Any]
 
 SETTLED_CARD_DELAY_MS = 2.0
 """How long a card that settled alone waits before it goes: long enough to see whether the next

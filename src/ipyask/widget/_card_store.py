@@ -22,11 +22,10 @@ import traitlets
 from pydantic import ValidationError
 
 from .._vocabulary import AskUserQuestionItem
-from ._cards import WIRE_FIELDS, Card
+from ._cards import WIRE_FIELDS, Card, WireCard
 
 __all__ = ["HEAD", "LIVE_STATUSES", "PAGE_SIZE", "CardStore", "page_name"]
 
-WireCard = dict[str, Any]
 
 HEAD = "cards"
 """The state entry with the revision and the number of live and history pages."""

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "WIRE_FIELDS",
+    "WIRE_NAMES",
     "ApprovalPresentation",
     "Card",
     "CardSettlement",
@@ -48,6 +49,7 @@ __all__ = [
     "ToolApprovalPresentation",
     "ToolDecisionOption",
     "WaitKind",
+    "WireCard",
     "present",
 ]
 
@@ -435,7 +437,13 @@ _GENERIC = GenericPresentation()
 """The generic presentation (a frozen model: one serves every card)."""
 
 
-_CLEARED = {field.alias or name: None for name, field in CardSettlement.model_fields.items()}
+WireCard = dict[str, Any]
+"""A card's wire dict (:meth:`Card.to_wire`): camelCase fields, absent ones left out, ``view``."""
 
-WIRE_FIELDS = (*(field.alias or name for name, field in Card.model_fields.items()), "view")
+WIRE_NAMES = {name: field.alias or name for name, field in Card.model_fields.items()}
+"""Each card field's name in the wire dict, in the order of :meth:`Card.to_wire`."""
+
+WIRE_FIELDS = (*WIRE_NAMES.values(), "view")
 """A card's wire fields in the order of :meth:`Card.to_wire`."""
+
+_CLEARED = {WIRE_NAMES[name]: None for name in CardSettlement.model_fields}

@@ -16,7 +16,16 @@ from pydantic import ValidationError
 from .._clock import Clock, LoopClock
 from ._card_changes import CardChanges
 from ._card_store import LIVE_STATUSES, CardStore
-from ._cards import Card, CardSettlement, CardStatus, CountdownFrame, NoticeCode, SettledStatus
+from ._cards import (
+    WIRE_NAMES,
+    Card,
+    CardSettlement,
+    CardStatus,
+    CountdownFrame,
+    NoticeCode,
+    SettledStatus,
+    WireCard,
+)
 from ._kernel_state import KernelOwnedLayout, refuse_view_state
 from ._protocol import (
     KERNEL_MESSAGE,
@@ -68,9 +77,6 @@ class _Unset:
 
 
 _UNSET: Any = _Unset()
-
-_WIRE_NAMES = {name: field.alias or name for name, field in Card.model_fields.items()}
-"""A card field's name in the wire dict (camelCase)."""
 
 
 class QuestionWidget(anywidget.AnyWidget):
@@ -292,7 +298,7 @@ class QuestionWidget(anywidget.AnyWidget):
             # The current card as its wire dict (a validated model would be parsed twice), the
             # changes under their wire names, validated together with the card's rules.
             data = self._store.wire_card(key)
-            data.update({_WIRE_NAMES[name]: value for name, value in changes.items()})
+            data.update({WIRE_NAMES[name]: value for name, value in changes.items()})
             updated = Card.model_validate(data)
             self.set_card(updated)
         return updated
@@ -306,7 +312,7 @@ class QuestionWidget(anywidget.AnyWidget):
         notice: str | None = None,
         notice_code: NoticeCode | None = None,
         notice_params: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> WireCard:
         """Give the card with ``key`` its final ``status``, with its answer and notice (an old
         notice goes); its other fields stay. Returns its new wire dict; :class:`KeyError` if
         there is none.

@@ -28,12 +28,10 @@ from typing import Any
 import traitlets
 
 from ..._clock import Clock
-from ...widget import Card, KernelMessage, QuestionWidget, ViewMessage
+from ...widget import Card, KernelMessage, QuestionWidget, ViewMessage, WireCard
 from ._transcript import Transcript, display_with_transcript
 
 __all__ = ["CellView", "CellViews"]
-
-WireCard = dict[str, Any]
 
 _COLLECTING: ContextVar[CellView | None] = ContextVar("ipyask_cell_view", default=None)
 

@@ -22,7 +22,7 @@ from ..._service import UserQuestions
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
 from ..._waterfall import AnswerFuture, Next
 from ...store import Store
-from ...widget import Card, KernelMessage, QuestionWidget, SettledStatus, ViewMessage
+from ...widget import Card, KernelMessage, QuestionWidget, SettledStatus, ViewMessage, WireCard
 from ._answer_loop import AnswerLoop, call_on
 from ._card_outcomes import CardOutcomes
 from ._cell_views import CellView, CellViews
@@ -245,7 +245,7 @@ class QuestionPanel(QuestionWidget):
             self._cell_views.put(model)
         return model
 
-    def settle_card(self, key: str, status: SettledStatus, **fields: Any) -> dict[str, Any]:
+    def settle_card(self, key: str, status: SettledStatus, **fields: Any) -> WireCard:
         """Settle card ``key`` (see :meth:`QuestionWidget.settle_card`), in its cell view too."""
         with self._lock:
             wire = super().settle_card(key, status, **fields)
