@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from . import _chart as chart
-from .scale import SETTLE_PASSES
 
 Results = dict[str, Any]
 
@@ -453,6 +452,8 @@ def _scale(results: Results) -> list[str]:
     if scale is None:
         out.append(_failed(results, "scale"))
     else:
+        # How many timing runs the repeated rows had, from the results (``bench.scale`` says).
+        passes = max((len(row.get("settle_runs_s") or []) for row in scale["panel"]), default=1)
         out += [
             "All questions are asked at once (agent *i mod A* of *A* agents), wait until every one "
             "is pending, and are then answered by the front end as fast as it can, each with its "
@@ -463,7 +464,7 @@ def _scale(results: Results) -> list[str]:
             "(from the front end's first answer until the kernel reports that every ask "
             "returned; the kernel checks that each got exactly its own answer and none failed). "
             "The two answerers' timing runs of a size go back to back; at 10,000 pending each "
-            f"has {SETTLE_PASSES}, alternating which goes first, and the row is its median run "
+            f"has {passes}, alternating which goes first, and the row is its median run "
             "(every run "
             "had to answer all; a bare comm run whose front end lost questions on IOPub, which "
             "drops what a slow subscriber cannot take, runs again).",
