@@ -15,6 +15,7 @@ import traitlets
 from pydantic import ValidationError
 
 import ipyask.widget as widget_module
+import ipyask.widget._card_store as store_module
 from ipyask._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ipyask.widget import PROTOCOL_VERSION, Card, CountdownFrame, QuestionWidget
 
@@ -281,6 +282,45 @@ def test_settle_card_keeps_what_update_card_would(settlement: dict[str, Any]) ->
     settled, updated_state = by_settle.get_state(), by_update.get_state()
     assert settled.pop(layout) != updated_state.pop(layout)
     assert settled == updated_state
+    by_update.close()
+    by_settle.close()
+
+
+def test_settling_a_settled_card_again_keeps_what_update_card_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The second settlement replaces an answer and a notice that end the stored text.
+    by_update = QuestionWidget(cards=_cards_to_settle())
+    by_settle = QuestionWidget(cards=_cards_to_settle())
+    answer = {"answers": [{"id": "q1", "selected": []}]}
+    outcomes: list[dict[str, Any]] = [
+        {"status": "answered", "answer": answer},
+        {
+            "status": "expired",
+            "notice": "gone",
+            "notice_code": "asked-earlier",
+            "notice_params": {"process": "h:1"},
+        },
+        {"status": "cancelled"},
+    ]
+    key = "p"  # a plan review: a long view, rewritten by no settlement
+    dumped: list[object] = []
+    real_dump = store_module._dump
+
+    def recording(value: object) -> str:
+        dumped.append(value)
+        return real_dump(value)
+
+    monkeypatch.setattr(store_module, "_dump", recording)
+    for fields in outcomes:
+        updated = by_update.update_card(key, **{"answer": None, "notice": None, **fields})
+        assert by_settle.settle_card(key, **fields) == updated.to_wire()
+    # Each settlement writes its card's old and new end, never the whole card again.
+    ends = [value for value in dumped if isinstance(value, dict) and "view" not in value]
+    assert len(ends) == 2 * len(outcomes)
+    assert by_settle.get_state()["history_0"] == by_update.get_state()["history_0"]
+    with pytest.raises(ValueError, match="does not set"):
+        by_settle.store.settle(key, {"status": "expired", "wait": "timed"})
     by_update.close()
     by_settle.close()
 

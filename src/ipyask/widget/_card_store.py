@@ -22,7 +22,7 @@ import traitlets
 from pydantic import ValidationError
 
 from .._vocabulary import AskUserQuestionItem
-from ._cards import WIRE_FIELDS, Card, WireCard
+from ._cards import SETTLED_FIELDS, Card, WireCard
 
 __all__ = ["HEAD", "LIVE_STATUSES", "PAGE_SIZE", "CardStore", "page_name"]
 
@@ -43,6 +43,8 @@ detail)."""
 LIVE = "live"
 HISTORY = "history"
 
+_SETTLED_NAMES = frozenset(SETTLED_FIELDS)
+
 _PAGE = re.compile(r"^(live|history)_(0|[1-9][0-9]*)$")
 
 
@@ -51,8 +53,17 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_cir
 cycles to check for."""
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _dump(value: object) -> str:
     return _ENCODER.encode(value)
+
+
+def _load(text: str) -> Any:
+    # ``json.loads`` checks its argument's type and the text after the value, for each call;
+    # the store only parses texts it wrote.
+    return _DECODER.raw_decode(text)[0]
 
 
 def page_name(part: str, index: int) -> str:
@@ -191,12 +202,12 @@ class CardStore:
     def wire_card(self, key: str) -> WireCard:
         """The wire dict of card ``key`` (parsed anew, not validated: the store only keeps valid
         cards); :class:`KeyError` if there is none."""
-        value: WireCard = json.loads(self._texts[key])
+        value: WireCard = _load(self._texts[key])
         return value
 
     def wire_cards(self) -> list[WireCard]:
         """Every card's wire dict (parsed anew), in the kernel's order."""
-        return [json.loads(text) for text in self._texts.values()]
+        return [_load(text) for text in self._texts.values()]
 
     def keys(self) -> list[str]:
         """Every card's key, in the kernel's order (nothing parsed)."""
@@ -235,15 +246,28 @@ class CardStore:
         self._rev += 1
         return wire, self._place(key, model.status in LIVE_STATUSES)
 
-    def patch(self, key: str, fields: WireCard) -> tuple[WireCard, list[str]]:
-        """Set the wire ``fields`` of card ``key`` (``None`` clears one), without parsing it into
-        a model: the caller knows the card stays valid. Its new wire dict and the state entries
-        the change touched; :class:`KeyError` if there is none."""
-        current = self.wire_card(key)
-        current.update(fields)
-        # In the order ``Card.to_wire`` gives: the text is what ``put`` would keep.
-        wire = {name: current[name] for name in WIRE_FIELDS if current.get(name) is not None}
-        self._texts[key] = _dump(wire)
+    def settle(self, key: str, fields: Mapping[str, Any]) -> tuple[WireCard, list[str]]:
+        """Set the settlement ``fields`` of card ``key`` (by wire name, :data:`SETTLED_FIELDS`;
+        ``None`` clears one) without parsing it into a model: the caller knows the card stays
+        valid. Its new wire dict and the state entries the change touched; :class:`KeyError` if
+        there is none, :class:`ValueError` for a field a settlement does not set.
+
+        These fields end a card's text (:meth:`Card.to_wire`), so only that end is written anew.
+        """
+        unknown = fields.keys() - _SETTLED_NAMES
+        if unknown:
+            raise ValueError(f"a settlement does not set {sorted(unknown)}")
+        text = self._texts[key]
+        wire: WireCard = _load(text)
+        ended = {name: wire.pop(name) for name in SETTLED_FIELDS if name in wire}
+        ending = {name: fields[name] for name in SETTLED_FIELDS if fields.get(name) is not None}
+        wire.update(ending)
+        old_end = _dump(ended)[1:]  # the fields without their "{", each text ends with "}"
+        if ended and ending and text.endswith(old_end):
+            text = text[: len(text) - len(old_end)] + _dump(ending)[1:]
+        else:  # not a text this store wrote in that order: write it whole
+            text = _dump(wire)
+        self._texts[key] = text
         self._rev += 1
         return wire, self._place(key, wire["status"] in LIVE_STATUSES)
 

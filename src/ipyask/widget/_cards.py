@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 __all__ = [
-    "WIRE_FIELDS",
+    "SETTLED_FIELDS",
     "WIRE_NAMES",
     "ApprovalPresentation",
     "Card",
@@ -304,13 +304,19 @@ class Card(WireModel):
         return CardView.model_validate(self._view_wire())
 
     def to_wire(self, *, view: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The synced JSON form: the card's fields plus its derived ``view``.
+        """The synced JSON form: the card's fields, its derived ``view``, and last the fields a
+        settlement sets (:data:`SETTLED_FIELDS`), so that settling a card rewrites only the end
+        of its stored text.
 
         ``view`` is the wire ``view`` of a card with the very same questions and wait, to reuse
         instead of rendering it again (its Markdown does not change with the status).
         """
-        wire = super().to_wire()
+        fields = super().to_wire()
+        wire = {name: value for name, value in fields.items() if name not in _SETTLED}
         wire["view"] = self._view_wire() if view is None else view
+        for name in SETTLED_FIELDS:
+            if name in fields:
+                wire[name] = fields[name]
         return wire
 
     def _view_wire(self) -> dict[str, Any]:
@@ -441,9 +447,11 @@ WireCard = dict[str, Any]
 """A card's wire dict (:meth:`Card.to_wire`): camelCase fields, absent ones left out, ``view``."""
 
 WIRE_NAMES = {name: field.alias or name for name, field in Card.model_fields.items()}
-"""Each card field's name in the wire dict, in the order of :meth:`Card.to_wire`."""
+"""Each card field's name in the wire dict."""
 
-WIRE_FIELDS = (*WIRE_NAMES.values(), "view")
-"""A card's wire fields in the order of :meth:`Card.to_wire`."""
+SETTLED_FIELDS = tuple(WIRE_NAMES[name] for name in CardSettlement.model_fields)
+"""The wire names of the fields a settlement sets, in the order that ends a card's wire dict."""
 
-_CLEARED = {WIRE_NAMES[name]: None for name in CardSettlement.model_fields}
+_SETTLED = frozenset(SETTLED_FIELDS)
+
+_CLEARED = dict.fromkeys(SETTLED_FIELDS)

@@ -331,7 +331,7 @@ class QuestionWidget(anywidget.AnyWidget):
             }
         )
         with self._lock:
-            wire, entries = self._store.patch(key, settlement.wire_fields())
+            wire, entries = self._store.settle(key, settlement.wire_fields())
             self._changed(entries, upsert=[wire], settled=True)
         return wire
 
