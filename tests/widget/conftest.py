@@ -16,7 +16,7 @@ from ipyask.testing import launch_chromium
 from ipyask.widget import QuestionWidget
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from playwright.sync_api import Browser, Locator, Page
 
@@ -37,6 +37,25 @@ def widget_sends(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[QuestionWidg
     monkeypatch.setattr(widget, "send", lambda content, buffers=None: sent.append(content))
     yield widget, sent
     widget.close()
+
+
+@pytest.fixture
+def record_calls(monkeypatch: pytest.MonkeyPatch) -> Callable[[object, str], list[Any]]:
+    """``record_calls(owner, name)``: wraps the function ``owner.name`` for the test; the list of
+    the first arguments it is called with (each call still runs)."""
+
+    def record(owner: object, name: str) -> list[Any]:
+        calls: list[Any] = []
+        real = getattr(owner, name)
+
+        def recording(first: Any, *args: Any, **kwargs: Any) -> Any:
+            calls.append(first)
+            return real(first, *args, **kwargs)
+
+        monkeypatch.setattr(owner, name, recording)
+        return calls
+
+    return record
 
 
 def card_entries(widget: QuestionWidget) -> list[str]:

@@ -286,9 +286,7 @@ def test_settle_card_keeps_what_update_card_would(settlement: dict[str, Any]) ->
     by_settle.close()
 
 
-def test_settling_a_settled_card_again_keeps_what_update_card_would(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_settling_a_settled_card_again_keeps_what_update_card_would(record_calls) -> None:
     # The second settlement replaces an answer and a notice that end the stored text.
     by_update = QuestionWidget(cards=_cards_to_settle())
     by_settle = QuestionWidget(cards=_cards_to_settle())
@@ -304,14 +302,7 @@ def test_settling_a_settled_card_again_keeps_what_update_card_would(
         {"status": "cancelled"},
     ]
     key = "p"  # a plan review: a long view, rewritten by no settlement
-    dumped: list[object] = []
-    real_dump = store_module._dump
-
-    def recording(value: object) -> str:
-        dumped.append(value)
-        return real_dump(value)
-
-    monkeypatch.setattr(store_module, "_dump", recording)
+    dumped = record_calls(store_module, "_dump")
     for fields in outcomes:
         updated = by_update.update_card(key, **{"answer": None, "notice": None, **fields})
         assert by_settle.settle_card(key, **fields) == updated.to_wire()
@@ -424,17 +415,10 @@ def test_cards_sync_as_json_text_reusing_unchanged_cards() -> None:
     widget.close()
 
 
-def test_status_changes_reuse_the_rendered_markdown(monkeypatch) -> None:
+def test_status_changes_reuse_the_rendered_markdown(record_calls) -> None:
     import ipyask.widget._cards as cards_module
 
-    rendered: list[str] = []
-    real = cards_module.render_markdown
-
-    def counting(text: str) -> str:
-        rendered.append(text)
-        return real(text)
-
-    monkeypatch.setattr(cards_module, "render_markdown", counting)
+    rendered = record_calls(cards_module, "render_markdown")
     widget = QuestionWidget(cards=[plan("p")])
     assert len(rendered) == 1
     html = widget.cards[0]["view"]

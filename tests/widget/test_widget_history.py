@@ -78,19 +78,14 @@ def test_a_new_view_gets_every_card_from_the_state_alone() -> None:
     widget.close()
 
 
-def test_one_change_among_ten_thousand_serializes_one_card(monkeypatch, clock) -> None:
+def test_one_change_among_ten_thousand_serializes_one_card(
+    monkeypatch, clock, record_calls
+) -> None:
     history = [_answered(f"h{i}") for i in range(10_000)]
     widget = QuestionWidget(cards=[*history, generic("p")], clock=clock)
     widget.get_state()  # every page serialized once, as for the first front end
     comm = Recorder(widget, monkeypatch)
-    dumped: list[object] = []
-    real_dump = store_module._dump
-
-    def counting(value: object) -> str:
-        dumped.append(value)
-        return real_dump(value)
-
-    monkeypatch.setattr(store_module, "_dump", counting)
+    dumped = record_calls(store_module, "_dump")
     widget.update_card("p", status="answered", answer=ANSWER)
     assert len(dumped) == 1  # only the changed card
     clock.advance(FULL_SYNC_DELAY_MS)
