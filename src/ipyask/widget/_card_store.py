@@ -43,8 +43,6 @@ detail)."""
 LIVE = "live"
 HISTORY = "history"
 
-_SETTLED_NAMES = frozenset(SETTLED_FIELDS)
-
 _PAGE = re.compile(r"^(live|history)_(0|[1-9][0-9]*)$")
 
 
@@ -254,7 +252,7 @@ class CardStore:
 
         These fields end a card's text (:meth:`Card.to_wire`), so only that end is written anew.
         """
-        unknown = fields.keys() - _SETTLED_NAMES
+        unknown = fields.keys() - SETTLED_FIELDS
         if unknown:
             raise ValueError(f"a settlement does not set {sorted(unknown)}")
         text = self._texts[key]
