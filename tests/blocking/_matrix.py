@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import zmq
 
 from helpers import venvs
-from ipyask.testing import Execution, FrontendTimeout, HeadlessFrontend, KernelFrontend
+from ipyask.testing import (
+    CellAborted,
+    Execution,
+    FrontendTimeout,
+    HeadlessFrontend,
+    KernelFrontend,
+)
 
 SETUP = """
 import asyncio, sys, ipykernel, ipyask
@@ -19,6 +26,48 @@ interruptible.PROBE_SECONDS = 2.0
 order = []
 """
 RESET = "ipyask.default_panel().close()\norder = []"
+POKE_EVERY = 3.0
+"""Seconds a wait goes without its condition before the front end pokes the kernel."""
+
+
+class WedgeSafeFrontend(KernelFrontend):
+    """A front end whose every wait pokes the kernel now and then while nothing comes.
+
+    ipykernel 7.0–7.3 can leave requests unread on the shell socket for good when one arrives
+    while it sends a reply (7.4 fixed this "wedge" in ``_send_on_shell_channel``): a cell that was
+    sent never starts, or a view's message is never handled. A message on a new pipe makes the
+    shell channel thread read again. ipyask does the same from inside while a question waits;
+    this covers the moments between questions, for any wait of a test (a cell, a card, a status).
+    Other kernels answer the poke's ``kernel_info_request`` and carry on.
+    """
+
+    def wait_for(
+        self, predicate: Callable[[], object], *, timeout: float | None = None, what: str = ""
+    ) -> None:
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                super().wait_for(predicate, timeout=max(0.0, min(POKE_EVERY, remaining)), what=what)
+                return
+            except FrontendTimeout as timeout_error:
+                if remaining <= POKE_EVERY:
+                    raise FrontendTimeout(
+                        f"(poked every {POKE_EVERY:g} s) {timeout_error}"
+                    ) from None
+                self.poke()
+
+    def poke(self) -> None:
+        """Send a ``kernel_info_request`` over a new connection."""
+        info = self._process.manager.get_connection_info()
+        context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        try:
+            sock = context.socket(zmq.DEALER)
+            sock.connect(f"{info['transport']}://{info['ip']}:{info['shell_port']}")
+            self._session.send(sock, "kernel_info_request", {})
+            sock.close(linger=1000)
+        finally:
+            context.term()
 
 
 @dataclass(frozen=True)
@@ -53,16 +102,22 @@ class Kernel:
     subshell_id: str | None = None
 
     def start(self) -> None:
-        self.fe = KernelFrontend(python=self.python, timeout=20).start()
+        self.fe = WedgeSafeFrontend(python=self.python, timeout=20).start()
         self.subshell_id = None
         self.run(SETUP)
         self.version = self.text("print(ipykernel.__version__)")
 
     def reset(self) -> None:
-        """A new default panel (so nothing is known about its views) and an empty ``order``."""
+        """A new default panel (so nothing is known about its views) and an empty ``order``.
+
+        A cell that a failed test left queued may still fail and make the kernel skip this one;
+        then it runs again. Should the kernel not answer at all: a fresh kernel for later tests.
+        """
         try:
             self.run(RESET)
-        except FrontendTimeout:  # should the poke not help: a fresh kernel for the next tests
+        except CellAborted:
+            self.run(RESET)
+        except FrontendTimeout:
             self.fe.close(now=True)
             self.start()
             self.run(RESET)
@@ -74,34 +129,8 @@ class Kernel:
     def settle(
         self, execution: Execution, timeout: float = 20.0, *, raise_on_error: bool = True
     ) -> Execution:
-        """Wait for a cell; while it stalls, poke the kernel now and then (see :meth:`poke`)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            try:
-                return execution.wait(max(0.1, min(3.0, remaining)), raise_on_error=raise_on_error)
-            except FrontendTimeout:
-                if remaining <= 3.0:
-                    raise
-                self.poke()
-
-    def poke(self) -> None:
-        """Send a ``kernel_info_request`` over a new connection.
-
-        ipykernel 7.0–7.3 can leave requests unread on the shell socket for good when one arrives
-        while it sends a reply (7.4 fixed this "wedge" in ``_send_on_shell_channel``); a message
-        on a new pipe makes its shell channel thread read again. ipyask does the same from inside
-        while a question waits; this covers the moments between questions.
-        """
-        info = self.fe._process.manager.get_connection_info()
-        context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-        try:
-            sock = context.socket(zmq.DEALER)
-            sock.connect(f"{info['transport']}://{info['ip']}:{info['shell_port']}")
-            self.fe._session.send(sock, "kernel_info_request", {})
-            sock.close(linger=1000)
-        finally:
-            context.term()
+        """Wait for a cell (the front end pokes the kernel while it stalls)."""
+        return execution.wait(timeout, raise_on_error=raise_on_error)
 
     def view(self, frontend: str) -> HeadlessFrontend:
         """A view of the panels that sends over a subshell when ``frontend == "subshell"``."""
