@@ -312,6 +312,10 @@ def test_settling_a_settled_card_again_keeps_what_update_card_would(record_calls
     assert by_settle.get_state()["history_0"] == by_update.get_state()["history_0"]
     with pytest.raises(ValueError, match="does not set"):
         by_settle.store.settle(key, {"status": "expired", "wait": "timed"})
+    for statusless in ({"notice": "gone"}, {"status": None}):
+        with pytest.raises(ValueError, match="sets the card's status"):
+            by_settle.store.settle(key, statusless)
+    assert by_settle.get_card(key).status == "cancelled"  # refused settlements change nothing
     by_update.close()
     by_settle.close()
 

@@ -248,13 +248,16 @@ class CardStore:
         """Set the settlement ``fields`` of card ``key`` (by wire name, :data:`SETTLED_FIELDS`;
         ``None`` clears one) without parsing it into a model: the caller knows the card stays
         valid. Its new wire dict and the state entries the change touched; :class:`KeyError` if
-        there is none, :class:`ValueError` for a field a settlement does not set.
+        there is none, :class:`ValueError` for a field a settlement does not set or without a
+        ``status`` (every card has one).
 
         These fields end a card's text (:meth:`Card.to_wire`), so only that end is written anew.
         """
         unknown = fields.keys() - SETTLED_FIELDS
         if unknown:
             raise ValueError(f"a settlement does not set {sorted(unknown)}")
+        if fields.get("status") is None:
+            raise ValueError("a settlement sets the card's status")
         text = self._texts[key]
         wire: WireCard = _load(text)
         ended = {name: wire.pop(name) for name in SETTLED_FIELDS if name in wire}
