@@ -44,18 +44,21 @@ class WedgeSafeFrontend(KernelFrontend):
     def wait_for(
         self, predicate: Callable[[], object], *, timeout: float | None = None, what: str = ""
     ) -> None:
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        pokes = 0
         while True:
             remaining = deadline - time.monotonic()
             try:
                 super().wait_for(predicate, timeout=max(0.0, min(POKE_EVERY, remaining)), what=what)
                 return
             except FrontendTimeout as timeout_error:
-                if remaining <= POKE_EVERY:
+                if remaining <= POKE_EVERY:  # the report names the last slice's length only
                     raise FrontendTimeout(
-                        f"(poked every {POKE_EVERY:g} s) {timeout_error}"
+                        f"(the whole wait: {limit:g} s, {pokes} pokes) {timeout_error}"
                     ) from None
                 self.poke()
+                pokes += 1
 
     def poke(self) -> None:
         """Send a ``kernel_info_request`` over a new connection."""
