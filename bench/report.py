@@ -464,10 +464,9 @@ def _scale(results: Results) -> list[str]:
             "(from the front end's first answer until the kernel reports that every ask "
             "returned; the kernel checks that each got exactly its own answer and none failed). "
             "The two answerers' timing runs of a size go back to back; at 10,000 pending each "
-            f"has {passes}, alternating which goes first, and the row is its median run "
-            "(every run "
-            "had to answer all; a bare comm run whose front end lost questions on IOPub, which "
-            "drops what a slow subscriber cannot take, runs again).",
+            f"has {passes}, alternating which goes first, and the row is its median run (every "
+            "run had to answer all; a bare comm run whose front end lost questions on IOPub, "
+            "which drops what a slow subscriber cannot take, runs again).",
             "",
             "- **panel**: `QuestionPanel` + `HeadlessFrontend` (choose + Submit per card).",
             "- **bare comm**: the same `UserQuestions` service and waterfall, answered over one "
