@@ -58,11 +58,6 @@ def record_calls(monkeypatch: pytest.MonkeyPatch) -> Callable[[object, str], lis
     return record
 
 
-def card_entries(widget: QuestionWidget) -> list[str]:
-    """The state entries that hold the widget's cards (``cards`` and the history pages)."""
-    return widget.store.state_names()
-
-
 # -- browser ------------------------------------------------------------------------------------
 
 
@@ -143,14 +138,14 @@ class WidgetPage:
             [theme, doc_lang],
         )
         state = widget.get_state(
-            [*card_entries(widget), "language", "image_hosts", "protocol_version"]
+            [*widget.store.state_names(), "language", "image_hosts", "protocol_version"]
         )
         self.page.evaluate("([s, n]) => window.__mount(s, n)", [state, views])
         return self
 
     def set_state(self, widget: QuestionWidget) -> None:
         """Sync the widget's card entries (JSON texts) to the page, as one state update."""
-        state = widget.get_state(card_entries(widget))
+        state = widget.get_state(widget.store.state_names())
         self.page.evaluate("s => window.__model.update(s)", state)
 
     def set_language(self, language: str) -> None:

@@ -8,7 +8,6 @@ from playwright.sync_api import expect
 
 from ipyask.widget import QuestionWidget
 
-from .conftest import card_entries
 from .widget_cardkit import approval, generic, timed
 
 pytestmark = pytest.mark.browser
@@ -59,7 +58,7 @@ def test_with_reduced_motion_the_card_is_in_view_at_once(wpage) -> None:
     widget = QuestionWidget(cards=[generic(f"g{i}") for i in range(6)])
     wpage.mount(widget)
     widget.set_card(generic("new"))
-    state = widget.get_state(card_entries(widget))
+    state = widget.get_state(widget.store.state_names())
     seen = wpage.page.evaluate(UPDATE_AND_MEASURE, [state, "new"])
     assert seen["focused"]
     assert seen["top"] >= 0 and seen["bottom"] <= seen["height"], seen  # no smooth scroll
