@@ -244,6 +244,7 @@ def _cards_to_settle() -> list[Card]:
 SETTLEMENTS: list[dict[str, Any]] = [
     {"status": "answered"},
     {"status": "answered", "answer": "batch"},
+    {"status": "answered", "answer": "model"},  # a validated answer: nothing to check again
     {
         "status": "answered",
         "answer": "batch",
@@ -269,10 +270,12 @@ def test_settle_card_keeps_what_update_card_would(settlement: dict[str, Any]) ->
     by_settle = QuestionWidget(cards=_cards_to_settle())
     for card in _cards_to_settle():
         fields = dict(settlement)
-        if fields.get("answer") == "batch":
-            fields["answer"] = {
+        if fields.get("answer") in ("batch", "model"):
+            given = {
                 "answers": [{"id": question.id, "selected": []} for question in card.questions]
             }
+            as_model = fields["answer"] == "model"
+            fields["answer"] = AskUserQuestionAnswer.model_validate(given) if as_model else given
         changes = {"answer": None, "notice": None, **fields}
         updated = by_update.update_card(card.key, **changes)
         wire = by_settle.settle_card(card.key, **fields)
@@ -306,9 +309,10 @@ def test_settling_a_settled_card_again_keeps_what_update_card_would(record_calls
     for fields in outcomes:
         updated = by_update.update_card(key, **{"answer": None, "notice": None, **fields})
         assert by_settle.settle_card(key, **fields) == updated.to_wire()
-    # Each settlement writes its card's old and new end, never the whole card again.
+    # Each settlement writes its card's new end, never the whole card again; all but the first
+    # (of a pending card, whose end is its status) write its old end too, to find it.
     ends = [value for value in dumped if isinstance(value, dict) and "view" not in value]
-    assert len(ends) == 2 * len(outcomes)
+    assert len(ends) == 2 * len(outcomes) - 1
     assert by_settle.get_state()["history_0"] == by_update.get_state()["history_0"]
     with pytest.raises(ValueError, match="does not set"):
         by_settle.store.settle(key, {"status": "expired", "wait": "timed"})
@@ -327,6 +331,12 @@ def test_settle_card_validates_what_it_sets() -> None:
     refused: list[dict[str, Any]] = [
         {"status": "pending"},  # not a final status
         {"status": "cancelled", "answer": answer},  # an answer needs 'answered'
+        {"status": "cancelled", "answer": AskUserQuestionAnswer.model_validate(answer)},
+        {  # a code needs its text, with a validated answer too
+            "status": "answered",
+            "answer": AskUserQuestionAnswer.model_validate(answer),
+            "notice_code": "settled-elsewhere",
+        },
         {"status": "expired", "notice_code": "time-ran-out"},  # a code needs its text
         {"status": "expired", "notice": "x", "notice_params": {"a": "b"}},  # params need a code
         {"status": "answered", "answer": {"answers": "no"}},

@@ -53,6 +53,11 @@ cycles to check for."""
 
 _DECODER = json.JSONDecoder()
 
+_PENDING_END = '"status":"pending"}'
+"""How the text of a pending card ends: its status is its first settlement field and, with no
+other, the last field of its text (:meth:`Card.to_wire`). Only a member of the top object can end
+a text so (inside a string, these quotes would be escaped)."""
+
 
 def _dump(value: object) -> str:
     return _ENCODER.encode(value)
@@ -259,15 +264,21 @@ class CardStore:
         if fields.get("status") is None:
             raise ValueError("a settlement sets the card's status")
         text = self._texts[key]
-        wire: WireCard = _load(text)
-        ended = {name: wire.pop(name) for name in SETTLED_FIELDS if name in wire}
         ending = {name: fields[name] for name in SETTLED_FIELDS if fields.get(name) is not None}
-        wire.update(ending)
-        old_end = _dump(ended)[1:]  # the fields without their "{", each text ends with "}"
-        if ended and ending and text.endswith(old_end):
-            text = text[: len(text) - len(old_end)] + _dump(ending)[1:]
-        else:  # not a text this store wrote in that order: write it whole
-            text = _dump(wire)
+        wire: WireCard
+        if text.endswith(_PENDING_END):
+            # A pending card (most settled cards were): its status is its only settlement field.
+            text = text[: len(text) - len(_PENDING_END)] + _dump(ending)[1:]
+            wire = _load(text)
+        else:
+            wire = _load(text)
+            ended = {name: wire.pop(name) for name in SETTLED_FIELDS if name in wire}
+            wire.update(ending)
+            old_end = _dump(ended)[1:]  # the fields without their "{", each text ends with "}"
+            if ended and text.endswith(old_end):
+                text = text[: len(text) - len(old_end)] + _dump(ending)[1:]
+            else:  # not a text this store wrote in that order: write it whole
+                text = _dump(wire)
         self._texts[key] = text
         self._rev += 1
         return wire, self._place(key, wire["status"] in LIVE_STATUSES)

@@ -14,6 +14,7 @@ import traitlets
 from pydantic import ValidationError
 
 from .._clock import Clock, LoopClock
+from .._vocabulary import AskUserQuestionAnswer
 from ._card_changes import CardChanges
 from ._card_store import LIVE_STATUSES, CardStore
 from ._cards import (
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
     from ipywidgets import Widget
-
-    from .._vocabulary import AskUserQuestionAnswer
 
 __all__ = ["QuestionWidget"]
 
@@ -321,17 +320,29 @@ class QuestionWidget(anywidget.AnyWidget):
         it to the other fields: every settled question makes this change, so the card is changed
         in its stored form rather than parsed and validated whole, as ``update_card`` does.
         """
-        settlement = CardSettlement.model_validate(
-            {
-                "status": status,
-                "answer": answer,
-                "notice": notice,
-                "notice_code": notice_code,
-                "notice_params": notice_params,
-            }
-        )
+        fields: dict[str, Any]
+        if (
+            status == "answered"
+            and isinstance(answer, AskUserQuestionAnswer)
+            and notice is None
+            and notice_code is None
+            and notice_params is None
+        ):
+            # Every answered question settles so, with an answer validated already: nothing
+            # here needs checking (the settlement's rules concern notices and other statuses).
+            fields = {"status": status, "answer": answer.to_wire()}
+        else:
+            fields = CardSettlement.model_validate(
+                {
+                    "status": status,
+                    "answer": answer,
+                    "notice": notice,
+                    "notice_code": notice_code,
+                    "notice_params": notice_params,
+                }
+            ).wire_fields()
         with self._lock:
-            wire, entries = self._store.settle(key, settlement.wire_fields())
+            wire, entries = self._store.settle(key, fields)
             self._changed(entries, upsert=[wire], settled=True)
         return wire
 

@@ -41,6 +41,8 @@ def escape_markdown(text: str) -> str:
 def _marked(question: AskUserQuestionItem, selected: list[str]) -> RecordWord | None:
     """What a decision-card answer means, in plain words, when it is a no (else ``None``)."""
     intent = question.intent
+    if intent is None:  # a plain question (most)
+        return None
     if isinstance(intent, (ApprovalIntent, ToolApprovalIntent)):
         return "rejected" if intent.reject is not None and intent.reject in selected else None
     if isinstance(intent, PlanReviewIntent):
