@@ -318,7 +318,9 @@ class QuestionWidget(anywidget.AnyWidget):
 
         What changes is validated on its own (:class:`CardSettlement`), as no rule of a card ties
         it to the other fields: every settled question makes this change, so the card is changed
-        in its stored form rather than parsed and validated whole, as ``update_card`` does.
+        in its stored form rather than parsed and validated whole, as ``update_card`` does. An
+        ``answered`` settlement with an :class:`AskUserQuestionAnswer` model and no notice is
+        valid as given.
         """
         fields: dict[str, Any]
         if (
@@ -328,8 +330,8 @@ class QuestionWidget(anywidget.AnyWidget):
             and notice_code is None
             and notice_params is None
         ):
-            # Every answered question settles so, with an answer validated already: nothing
-            # here needs checking (the settlement's rules concern notices and other statuses).
+            # How every answered question settles: the settlement's rules concern notices and
+            # the other statuses, and the answer was validated as it was made.
             fields = {"status": status, "answer": answer.to_wire()}
         else:
             fields = CardSettlement.model_validate(
