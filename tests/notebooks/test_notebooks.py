@@ -50,7 +50,8 @@ def test_notebook_runs_end_to_end(path: Path) -> None:
             assert "deploy (late reply): ['Yes']" in shown
             assert "tool: edit {'path': 'report-draft.md', 'overwrite': False}" in shown
             assert "form: accept {'name': 'Ada', 'email': 'ada@example.org', 'seats': 4}" in shown
-            assert "<b>done</b>" in shown
+            assert "plan: Approve" in shown and "plan changes" not in shown
+            assert "<div>done</div>" in shown
     kinds = [event.kind for event in events]
     expected_cards = len(SCRIPTS[path.name])
     assert kinds.count("asked") == expected_cards
@@ -68,7 +69,7 @@ def test_notebook_runs_end_to_end(path: Path) -> None:
         assert any("['SQLite']" in e.text for e in events if e.kind == "output")
     framework_outputs = {  # what each framework's agent printed once its cards were answered
         "langgraph": ["ran delete_files('build/*.tmp')", "title: Q3 report"],  # the edited call
-        "openai-agents": ["The team knows about the release."],
+        "openai-agents": ["The team knows about the release."],  # the email was approved
         "pydantic-ai": ["Result: The tool call was denied. The user's reason: still in use"],
     }
     if path.stem in framework_outputs:
