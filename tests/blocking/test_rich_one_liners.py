@@ -73,6 +73,25 @@ def test_form_returns_values_decline_and_cancel(service) -> None:
     assert ipyask.form_blocking("Book a table", FORM).action == "cancel"
 
 
+async def test_closing_a_form_card_is_its_cancel(service) -> None:
+    async def closed(request, next):  # what the panel does when the person clicks ×
+        raise ipyask.UserQuestionError("the person closed the card", "ASK_CANCELLED")
+
+    service.on_request(closed)
+    assert await ipyask.form("Book a table", FORM) == ipyask.FormResult(action="cancel")
+    assert ipyask.form_blocking("Book a table", FORM) == ipyask.FormResult(action="cancel")
+
+
+def test_other_errors_of_a_form_still_raise(service) -> None:
+    async def failing(request, next):
+        raise ipyask.UserQuestionError("no one is there", "NO_PROVIDER")
+
+    service.on_request(failing)
+    with pytest.raises(ipyask.UserQuestionError) as caught:
+        ipyask.form_blocking("Book a table", FORM)
+    assert caught.value.code == "NO_PROVIDER"
+
+
 def test_a_form_schema_outside_the_subset_is_bad_intent(service) -> None:
     with pytest.raises(ipyask.UserQuestionError) as caught:
         ipyask.form_blocking("Nested?", {"type": "object", "properties": {"a": {"type": "object"}}})

@@ -517,14 +517,11 @@ async def form(
     pattern and email / uri / date / date-time formats, numbers, integers, booleans, single- and
     multi-select enums; ``required``, ``default``, ``title``, ``description``); anything else is
     refused with ``BAD_INTENT``. Returns a :class:`~ipyask.FormResult`: ``accept`` with values
-    valid against the schema, ``decline`` or ``cancel``; with ``timeout``, possibly
-    :class:`~ipyask.PendingAnswer`.
+    valid against the schema, ``decline`` or ``cancel`` (the Cancel button, and closing the card
+    with ×); with ``timeout``, possibly :class:`~ipyask.PendingAnswer`.
     """
     item = form_question(message, schema, detail=detail)
-    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout)))
-    if isinstance(outcome, PendingAnswer):
-        return outcome
-    return form_result(item, outcome.answers[0])
+    return await _cell_wait.await_in_cell(_in_cell(_filling(item, timeout)))
 
 
 @overload
@@ -544,10 +541,29 @@ def form_blocking(
 ) -> FormResult | PendingAnswer:
     """:func:`ipyask.form`, blocking (see :func:`ask_blocking`)."""
     item = form_question(message, schema, detail=detail)
-    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout)))
-    if isinstance(outcome, PendingAnswer):
-        return outcome
-    return form_result(item, outcome.answers[0])
+    return _cell_wait.run_blocking(_in_cell(_filling(item, timeout)))
+
+
+def _filling(
+    item: AskUserQuestionItem, timeout: float | None
+) -> Callable[[], Awaitable[FormResult | PendingAnswer]]:
+    """What asks the form ``item`` and reads its outcome. Every way the person ends a form
+    without answering is one result: closing the card (``ASK_CANCELLED``) is the form's
+    ``cancel``, as its Cancel button is."""
+    asking = _asking(item, timeout)
+
+    async def filling() -> FormResult | PendingAnswer:
+        try:
+            outcome = await asking()
+        except UserQuestionError as error:
+            if error.code != "ASK_CANCELLED":
+                raise
+            return FormResult(action="cancel")
+        if isinstance(outcome, PendingAnswer):
+            return outcome
+        return form_result(item, outcome.answers[0])
+
+    return filling
 
 
 def _timeout_ms(timeout: object) -> int | None:
