@@ -317,6 +317,16 @@ def test_cancelled_and_expired_are_read_only(wpage, status: str, text: str) -> N
     assert wpage.sent("cancel") == []
 
 
+def test_a_digit_then_enter_submits(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[generic("g1")]))
+    card = wpage.card("g1")
+    card.focus()
+    wpage.page.keyboard.press("2")  # picks option 2; the focus stays on the card
+    expect(card.get_by_role("radio", checked=True)).to_have_count(1)
+    wpage.page.keyboard.press("Enter")
+    assert wpage.answers() == [{"answers": [{"id": "q1", "selected": ["SQLite"]}]}]
+
+
 def test_keyboard_digits_space_enter_and_arrows(wpage) -> None:
     wpage.mount(QuestionWidget(cards=[batch("b1"), generic("g1")]))
     b1 = wpage.card("b1")

@@ -85,6 +85,22 @@ def test_plan_review_changes_box_in_chinese(wpage) -> None:
     assert wpage.axe() == []
 
 
+def test_plan_review_changes_box_is_a_visible_field(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[plan("p1", decline=False)]))
+    card = wpage.card("p1")
+    card.get_by_role("button", name="Request changes").click()
+    box = card.get_by_role("textbox", name="What should change?")
+    expect(box).to_be_focused()
+    look = box.evaluate(
+        """el => { const s = getComputedStyle(el); const line = parseFloat(s.lineHeight) ||
+        1.2 * parseFloat(s.fontSize); return {border: parseFloat(s.borderTopWidth),
+        style: s.borderTopStyle, outline: s.outlineStyle, lines: el.clientHeight / line}; }"""
+    )
+    assert look["border"] >= 1 and look["style"] == "solid"
+    assert look["outline"] != "none"  # the focus ring shows
+    assert look["lines"] >= 2.5  # rows=3: room to write more than one line
+
+
 def test_plan_review_body_collapses(wpage) -> None:
     wpage.mount(QuestionWidget(cards=[plan("p1")]))
     card = wpage.card("p1")
@@ -122,6 +138,18 @@ def test_approval_renders(wpage) -> None:
     buttons = card.locator(".ipyask-foot button")
     expect(buttons).to_have_text(["Reject", "Always allow", "Run once"])
     expect(card.get_by_role("textbox")).to_have_count(0)
+
+
+def test_approval_without_details_shows_no_details_bar(wpage) -> None:
+    wire = approval("a1").to_wire()
+    del wire["questions"][0]["intent"]["display"]["detail"]
+    wire["questions"][0]["detail"] = ""  # what ipyask.approve() without detail= asks
+    wpage.mount(QuestionWidget(cards=[wire]))
+    card = wpage.card("a1")
+    expect(card.get_by_role("button", name="Run once")).to_be_visible()
+    expect(card.locator(".ipyask-approval-detail")).to_have_count(0)
+    expect(card.get_by_role("group", name="Approval details")).to_have_count(0)
+    assert wpage.axe() == []
 
 
 def test_approval_in_chinese_falls_back_to_english(wpage) -> None:

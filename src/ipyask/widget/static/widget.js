@@ -937,8 +937,7 @@ function build(c) {
   ) : null;
   const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.waitingApproval];
   const head = header(c, { eyebrow, title: question, subject });
-  const details = h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details", "data-scroll": "details" });
-  if (typeof detail === "string") details.append(markdownBlock(detail));
+  const details = typeof detail === "string" && detail.trim() ? h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details", "data-scroll": "details" }, markdownBlock(detail)) : null;
   const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", t.reject));
   if (approval2.always) buttons.append(button(c, "always", t.alwaysAllow));
   buttons.append(
@@ -947,7 +946,7 @@ function build(c) {
       disabled: !c.canSubmit()
     })
   );
-  return [head, notice(c), h("div", { class: "ipyask-body" }, details), h("div", { class: "ipyask-foot" }, feedbackLine(c), buttons)].filter(isNode);
+  return [head, notice(c), details && h("div", { class: "ipyask-body" }, details), h("div", { class: "ipyask-foot" }, feedbackLine(c), buttons)].filter(isNode);
 }
 function answerWith(c, action, question) {
   const p = c.presentation;
@@ -1660,7 +1659,7 @@ function changesBox(c, declineText) {
     /** @type {HTMLTextAreaElement} */
     h("textarea", {
       id: fieldId,
-      class: "ipyask-input ipyask-changes__input",
+      class: "ipyask-field__input ipyask-textarea ipyask-changes__input",
       rows: "3",
       placeholder: t.changesPlaceholder,
       "data-focus": "changes",
@@ -2329,6 +2328,9 @@ function onKeyDown(controller, event) {
   if (action === "option" && event.key === "Enter") {
     event.preventDefault();
     enterOnOption(controller, Number(target.dataset.index));
+  } else if (event.key === "Enter" && !event.shiftKey && !target.closest("button, a") && isAnswered(controller.drafts[controller.index])) {
+    event.preventDefault();
+    primary(controller);
   } else if (action === "option" && /^Arrow(?:Up|Down|Left|Right)$/.test(event.key)) {
     event.preventDefault();
     const buttons = Array.from(controller.el.querySelectorAll("[data-action=option]"));

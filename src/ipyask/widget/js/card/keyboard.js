@@ -2,12 +2,14 @@
 /**
  * The card's keyboard: on an approval, Enter approves and Escape rejects; in the question flow,
  * Enter in the answer field goes on, Enter on an option picks it and goes on (Submit on the last
- * question), arrows move between options and 1–9 pick one. Never while composing text (IME), nor with modifier keys,
+ * question), Enter elsewhere on a card whose question has an answer goes on, arrows move
+ * between options and 1–9 pick one. Never while composing text (IME), nor with modifier keys,
  * nor (Enter, Escape) just after the card took the focus on its arrival (arrival.js).
  */
 
 import { inArrivalGrace } from "../arrival.js";
 import { isEditable } from "../dom.js";
+import { isAnswered } from "./drafts.js";
 import { answerWith } from "../presentations/approval.js";
 import { enterOnOption, primary, selectOption } from "../presentations/generic-flow.js";
 
@@ -61,6 +63,10 @@ export function onKeyDown(controller, event) {
   if (action === "option" && event.key === "Enter") {
     event.preventDefault();
     enterOnOption(controller, Number(target.dataset.index));
+  } else if (event.key === "Enter" && !event.shiftKey && !target.closest("button, a") && isAnswered(controller.drafts[controller.index])) {
+    // After a digit picked an option the focus is still on the card: Enter goes on from there.
+    event.preventDefault();
+    primary(controller);
   } else if (action === "option" && /^Arrow(?:Up|Down|Left|Right)$/.test(event.key)) {
     event.preventDefault();
     const buttons = Array.from(controller.el.querySelectorAll("[data-action=option]"));

@@ -43,8 +43,11 @@ function build(c) {
       : null;
   const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.waitingApproval];
   const head = header(c, { eyebrow, title: question, subject });
-  const details = h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details", "data-scroll": "details" });
-  if (typeof detail === "string") details.append(markdownBlock(detail));
+  // No details, no details bar: an empty focusable group would be a stop with nothing to read.
+  const details =
+    typeof detail === "string" && detail.trim()
+      ? h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details", "data-scroll": "details" }, markdownBlock(detail))
+      : null;
   const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", t.reject));
   if (approval.always) buttons.append(button(c, "always", t.alwaysAllow));
   buttons.append(
@@ -53,7 +56,7 @@ function build(c) {
       disabled: !c.canSubmit(),
     }),
   );
-  return [head, notice(c), h("div", { class: "ipyask-body" }, details), h("div", { class: "ipyask-foot" }, feedbackLine(c), buttons)].filter(isNode);
+  return [head, notice(c), details && h("div", { class: "ipyask-body" }, details), h("div", { class: "ipyask-foot" }, feedbackLine(c), buttons)].filter(isNode);
 }
 
 /**

@@ -62,7 +62,7 @@ function changesBox(c, declineText) {
   const fieldId = c.view.nextId();
   const area = /** @type {HTMLTextAreaElement} */ (h("textarea", {
     id: fieldId,
-    class: "ipyask-input ipyask-changes__input",
+    class: "ipyask-field__input ipyask-textarea ipyask-changes__input",
     rows: "3",
     placeholder: t.changesPlaceholder,
     "data-focus": "changes",
