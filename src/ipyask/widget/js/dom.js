@@ -55,6 +55,7 @@ export const STATE_ICONS = {
   continued: "M3 4l4.5 4L3 12M8.5 4l4.5 4-4.5 4",
   answered: ICON_CHECK,
   rejected: `${CIRCLE}M6 6l4 4M10 6l-4 4`,
+  declined: `${CIRCLE}M6 6l4 4M10 6l-4 4`,
   cancelled: `${CIRCLE}M4.2 4.2l7.6 7.6`,
   expired: "M4 2.5h8M4 13.5h8M5 2.5c0 3 6 3.5 6 5.5s-6 2.5-6 5.5M11 2.5c0 3-6 3.5-6 5.5s6 2.5 6 5.5",
 };

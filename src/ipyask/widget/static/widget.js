@@ -103,6 +103,16 @@ var STRINGS = {
     allowedOnce: "Allowed once",
     alwaysAllowed: "Always allowed",
     agentReceived: "{did} · the agent received “{value}”",
+    declined: "Declined",
+    submitted: "Submitted",
+    formSubmitted: "Submitted · {values}",
+    toolApproved: "Approved",
+    toolEdited: "Approved with changes: {changes}",
+    argumentRemoved: "{name} removed",
+    toolRejectedWhy: "Rejected: {reason}",
+    toolResponded: "Not run; replied instead: {reply}",
+    yes: "yes",
+    no: "no",
     showHidden: "Show hidden questions ({count})",
     showEarlier: "Show earlier answers ({count})",
     earlierAnswers: "Earlier answers",
@@ -196,6 +206,16 @@ var STRINGS = {
     allowedOnce: "已允许一次",
     alwaysAllowed: "已始终允许",
     agentReceived: "{did} · 智能体收到“{value}”",
+    declined: "已婉拒",
+    submitted: "已提交",
+    formSubmitted: "已提交 · {values}",
+    toolApproved: "已批准",
+    toolEdited: "修改后批准：{changes}",
+    argumentRemoved: "已删除 {name}",
+    toolRejectedWhy: "已拒绝：{reason}",
+    toolResponded: "未运行，改为回复：{reply}",
+    yes: "是",
+    no: "否",
     showHidden: "显示已收起的问题（{count}）",
     showEarlier: "显示更早的回答（{count}）",
     earlierAnswers: "更早的回答",
@@ -549,6 +569,7 @@ var STATE_ICONS = {
   continued: "M3 4l4.5 4L3 12M8.5 4l4.5 4-4.5 4",
   answered: ICON_CHECK,
   rejected: `${CIRCLE}M6 6l4 4M10 6l-4 4`,
+  declined: `${CIRCLE}M6 6l4 4M10 6l-4 4`,
   cancelled: `${CIRCLE}M4.2 4.2l7.6 7.6`,
   expired: "M4 2.5h8M4 13.5h8M5 2.5c0 3 6 3.5 6 5.5s-6 2.5-6 5.5M11 2.5c0 3-6 3.5-6 5.5s6 2.5 6 5.5"
 };
@@ -1307,8 +1328,8 @@ function formErrors(schema, draft, t) {
 }
 function formValues(schema, draft, options = {}) {
   const values = /* @__PURE__ */ Object.create(null);
-  const shown = new Set(schema.fields.map((field) => field.name));
-  for (const [name, value] of Object.entries(options.base ?? {})) if (!shown.has(name)) values[name] = value;
+  const shown2 = new Set(schema.fields.map((field) => field.name));
+  for (const [name, value] of Object.entries(options.base ?? {})) if (!shown2.has(name)) values[name] = value;
   for (const field of schema.fields) {
     const value = draft.values.get(field.name);
     if (isEmpty(field, draft) && !(field.kind === "multi-select" && field.required)) continue;
@@ -1497,13 +1518,13 @@ function focusFirstError(root, schema, errors) {
 }
 function visibleErrors(schema, draft, refused2, t) {
   const own = formErrors(schema, draft, t);
-  const shown = /* @__PURE__ */ new Map();
+  const shown2 = /* @__PURE__ */ new Map();
   for (const field of schema.fields) {
     const mine = own.get(field.name);
-    if (mine && (draft.attempted || draft.touched.has(field.name))) shown.set(field.name, mine);
-    else if (Object.hasOwn(refused2, field.name)) shown.set(field.name, refused2[field.name]);
+    if (mine && (draft.attempted || draft.touched.has(field.name))) shown2.set(field.name, mine);
+    else if (Object.hasOwn(refused2, field.name)) shown2.set(field.name, refused2[field.name]);
   }
-  return shown;
+  return shown2;
 }
 
 // src/ipyask/widget/js/presentations/form.js
@@ -1716,9 +1737,14 @@ function build5(c) {
   const parts = [head];
   if (answer) {
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    const line = approvalSummary(c, items) ?? summaryLine(c, items);
+    const line = approvalSummary(c, items) ?? toolSummary(c, items) ?? formSummary(c, items) ?? summaryLine(c, items);
     body.append(h("p", { class: "ipyask-summary__line" }, line));
-    if (c.expanded) {
+    const pairs = c.expanded ? toolArguments(c, items) ?? formValues2(c, items) : null;
+    if (pairs) {
+      const list = h("dl", { class: "ipyask-summary__list" });
+      for (const [name, value] of pairs) list.append(h("dt", {}, name), h("dd", {}, value));
+      body.append(list);
+    } else if (c.expanded) {
       const list = h("dl", { class: "ipyask-summary__list" });
       for (const question of c.card.questions) {
         const item = items.find((candidate) => candidate.id === question.id);
@@ -1743,7 +1769,75 @@ function approvalSummary(c, items) {
   const t = c.t;
   const did = value === p.reject ? t.rejected : value === p.always ? t.alwaysAllowed : value === p.approve ? localized(p.approveLabel, c.view.locale) ?? t.allowedOnce : null;
   if (did === null) return null;
-  return did === value ? did : fill(t.agentReceived, { did, value });
+  const ownWords = [t.reject, t.rejected, t.alwaysAllow, t.alwaysAllowed, t.allowOnce, t.allowedOnce, localized(p.approveLabel, c.view.locale)];
+  return ownWords.includes(value) ? did : fill(t.agentReceived, { did, value });
+}
+function toolSummary(c, items) {
+  const p = c.presentation;
+  const item = items[0];
+  const decision = p.kind === "tool-approval" && item ? p.decisions.find((d) => d.label === item.selected[0]) : void 0;
+  if (p.kind !== "tool-approval" || !item || !decision) return null;
+  const t = c.t;
+  const text2 = (item.custom ?? "").trim();
+  if (decision.kind === "approve") return t.toolApproved;
+  if (decision.kind === "always") return t.alwaysAllowed;
+  if (decision.kind === "reject") return text2 ? fill(t.toolRejectedWhy, { reason: text2 }) : t.rejected;
+  if (decision.kind === "respond") return fill(t.toolResponded, { reply: text2 });
+  const edited = parseObject(text2) ?? {};
+  const changed = Object.keys({ ...p.arguments, ...edited }).filter((name) => JSON.stringify(p.arguments[name]) !== JSON.stringify(edited[name]));
+  const changes = changed.map((name) => name in edited ? `${name} → ${shown(t, edited[name])}` : fill(t.argumentRemoved, { name }));
+  return changes.length ? fill(t.toolEdited, { changes: changes.join(", ") }) : t.toolApproved;
+}
+function toolArguments(c, items) {
+  const p = c.presentation;
+  const item = items[0];
+  if (p.kind !== "tool-approval" || !item) return null;
+  const edit = p.decisions.find((d) => d.kind === "edit" && d.label === item.selected[0]);
+  const args = edit && parseObject((item.custom ?? "").trim()) || p.arguments;
+  const pairs = Object.entries(args).map(([name, value]) => (
+    /** @type {[string, string]} */
+    [name, shown(c.t, value)]
+  ));
+  return pairs.length ? pairs : [[c.t.toolArguments, c.t.noArguments]];
+}
+function formSummary(c, items) {
+  const p = c.presentation;
+  const chosen = items[0]?.selected[0];
+  if (p.kind !== "form" || chosen === void 0) return null;
+  const t = c.t;
+  if (chosen === p.decline) return t.declined;
+  if (chosen === p.cancel) return t.cancelled;
+  if (chosen !== p.accept) return null;
+  const values = formValues2(c, items) ?? [];
+  return values.length ? fill(t.formSubmitted, { values: values.map(([name, value]) => `${name}: ${value}`).join(" · ") }) : t.submitted;
+}
+function formValues2(c, items) {
+  const p = c.presentation;
+  const item = items[0];
+  if (p.kind !== "form" || !item || item.selected[0] !== p.accept) return null;
+  const values = parseObject((item.custom ?? "").trim()) ?? {};
+  const pairs = [];
+  for (const field of p.form.fields) {
+    if (!(field.name in values)) continue;
+    const value = values[field.name];
+    const options = field.kind === "select" || field.kind === "multi-select" ? field.options : [];
+    const titled = (v) => options.find((o) => o.value === v)?.title ?? shown(c.t, v);
+    pairs.push([field.title ?? field.name, Array.isArray(value) ? value.map(titled).join(", ") : titled(value)]);
+  }
+  return pairs;
+}
+function shown(t, value) {
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? t.yes : t.no;
+  return JSON.stringify(value) ?? "";
+}
+function parseObject(text2) {
+  try {
+    const value = JSON.parse(text2);
+    return value && typeof value === "object" && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
 }
 function summaryLine(c, items) {
   const t = c.t;
@@ -1796,9 +1890,9 @@ function writeString(out, value, path, context) {
     return;
   }
   const open = context.expanded.has(path);
-  const shown = open ? text2 : `${JSON.stringify(chars.slice(0, STRING_SHOWN).join("")).slice(0, -1)}…"`;
+  const shown2 = open ? text2 : `${JSON.stringify(chars.slice(0, STRING_SHOWN).join("")).slice(0, -1)}…"`;
   out.append(
-    token("string", shown),
+    token("string", shown2),
     " ",
     toggle(path, open, open ? context.t.showLess : fill(context.t.showAllCharacters, { count: chars.length.toLocaleString() }), context)
   );
@@ -2415,16 +2509,16 @@ var CardController = class {
     return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
   }
   /**
-   * How the card looks: its status, except an approval answered with its reject label reads
-   * "rejected" and a card whose kernel is gone reads "expired".
-   * @returns {"pending" | "continued" | "answered" | "rejected" | "cancelled" | "expired"}
+   * How the card looks: its status, except that an answer refusing (a rejected approval or tool
+   * call, a declined or cancelled form) never looks answered, and a card whose kernel is gone
+   * reads "expired".
+   * @returns {"pending" | "continued" | "answered" | "rejected" | "declined" | "cancelled" | "expired"}
    */
   get tone() {
     if (this.dead) return "expired";
     const status = this.card.status;
-    const p = this.presentation;
-    if (status === "answered" && p.kind === "approval" && this.card.answer?.answers[0]?.selected[0] === p.reject) return "rejected";
-    return status;
+    const chosen = this.card.answer?.answers[0]?.selected[0];
+    return status === "answered" && chosen !== void 0 ? refusalTone(this.presentation, chosen) ?? status : status;
   }
   get keyed() {
     return typeof this.card.callId === "string";
@@ -2624,6 +2718,12 @@ var CardController = class {
     this.el.remove();
   }
 };
+function refusalTone(p, chosen) {
+  if (p.kind === "approval") return chosen === p.reject ? "rejected" : null;
+  if (p.kind === "tool-approval") return p.decisions.some((d) => d.kind === "reject" && d.label === chosen) ? "rejected" : null;
+  if (p.kind === "form") return chosen === p.decline ? "declined" : chosen === p.cancel ? "cancelled" : null;
+  return null;
+}
 
 // src/ipyask/widget/js/inbox.js
 var TEXTS = {
@@ -2682,13 +2782,13 @@ var InboxBar = class {
    * inbox card.
    * @param {Iterable<[Card, CardController]>} shown in display order
    */
-  apply(shown) {
+  apply(shown2) {
     const texts = TEXTS[this.view.lang];
     this.input.setAttribute("aria-label", texts.filter);
     this.input.setAttribute("placeholder", texts.filter);
     let any = false;
     let previous = "";
-    for (const [card, controller] of shown) {
+    for (const [card, controller] of shown2) {
       const source = sourceOf(card);
       const el = controller.el;
       if (!source) {
@@ -2834,9 +2934,9 @@ var View = class {
     }
     flush();
     trimAfter(this.list, previous);
-    const shown = Math.min(history.length, this.historyShown);
+    const shown2 = Math.min(history.length, this.historyShown);
     previous = null;
-    for (let index = history.length - shown; index < history.length; index += 1) {
+    for (let index = history.length - shown2; index < history.length; index += 1) {
       const card = history[index];
       seen.add(card.key);
       previous = place(this.historyList, this.controllerFor(card).el, previous);
@@ -2849,8 +2949,8 @@ var View = class {
       if (this.claimed.delete(key3)) this.send("release", { key: key3 });
     }
     this.inbox.apply(onScreen);
-    this.earlier.hidden = shown === history.length;
-    this.earlier.textContent = fill(this.t.showEarlier, { count: history.length - shown });
+    this.earlier.hidden = shown2 === history.length;
+    this.earlier.textContent = fill(this.t.showEarlier, { count: history.length - shown2 });
     this.history.setAttribute("aria-label", this.t.earlierAnswers);
     this.history.hidden = history.length === 0;
     if (focused && this.root.contains(focused.el) && !focused.el.contains(document.activeElement)) {

@@ -19,7 +19,7 @@ import { onKeyDown } from "./keyboard.js";
 import { cancelConfirm } from "./parts.js";
 
 /**
- * @import { AnswerItem, Card, Draft, Refusal } from "../types.js"
+ * @import { AnswerItem, Card, Draft, Presentation, Refusal } from "../types.js"
  * @import { View } from "../view.js"
  */
 
@@ -117,16 +117,16 @@ export class CardController {
   }
 
   /**
-   * How the card looks: its status, except an approval answered with its reject label reads
-   * "rejected" and a card whose kernel is gone reads "expired".
-   * @returns {"pending" | "continued" | "answered" | "rejected" | "cancelled" | "expired"}
+   * How the card looks: its status, except that an answer refusing (a rejected approval or tool
+   * call, a declined or cancelled form) never looks answered, and a card whose kernel is gone
+   * reads "expired".
+   * @returns {"pending" | "continued" | "answered" | "rejected" | "declined" | "cancelled" | "expired"}
    */
   get tone() {
     if (this.dead) return "expired";
     const status = this.card.status;
-    const p = this.presentation;
-    if (status === "answered" && p.kind === "approval" && this.card.answer?.answers[0]?.selected[0] === p.reject) return "rejected";
-    return status;
+    const chosen = this.card.answer?.answers[0]?.selected[0];
+    return status === "answered" && chosen !== undefined ? refusalTone(this.presentation, chosen) ?? status : status;
   }
 
   get keyed() {
@@ -348,4 +348,18 @@ export class CardController {
     clearTimeout(this.replyTimer);
     this.el.remove();
   }
+}
+
+/**
+ * How an answer that refuses looks: `rejected` for a rejected approval or tool call, `declined`
+ * and `cancelled` for a form; `null` for every other answer.
+ * @param {Presentation} p
+ * @param {string} chosen the label the person chose
+ * @returns {"rejected" | "declined" | "cancelled" | null}
+ */
+function refusalTone(p, chosen) {
+  if (p.kind === "approval") return chosen === p.reject ? "rejected" : null;
+  if (p.kind === "tool-approval") return p.decisions.some((d) => d.kind === "reject" && d.label === chosen) ? "rejected" : null;
+  if (p.kind === "form") return chosen === p.decline ? "declined" : chosen === p.cancel ? "cancelled" : null;
+  return null;
 }

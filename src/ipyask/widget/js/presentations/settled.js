@@ -1,7 +1,9 @@
 // @ts-check
 /**
  * A settled card (answered, cancelled or expired): the first question and, when answered, a
- * one-line summary that expands to every question with its answer.
+ * one-line summary in the person's words (a decision on a tool call or form says what was
+ * decided, not the wire text) that expands to every question with its answer, or to the tool's
+ * arguments or the form's values.
  * Every function takes the card's controller as `c`.
  */
 
@@ -12,6 +14,7 @@ import { header, notice } from "../card/parts.js";
 /**
  * @import { CardController, Presenter } from "../card/controller.js"
  * @import { AnswerItem } from "../types.js"
+ * @import { Strings } from "../strings.js"
  */
 
 /** @type {Presenter} */
@@ -28,9 +31,15 @@ function build(c) {
   const parts = [head];
   if (answer) {
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    const line = approvalSummary(c, items) ?? summaryLine(c, items);
+    const line = approvalSummary(c, items) ?? toolSummary(c, items) ?? formSummary(c, items) ?? summaryLine(c, items);
     body.append(h("p", { class: "ipyask-summary__line" }, line));
-    if (c.expanded) {
+    const pairs = c.expanded ? toolArguments(c, items) ?? formValues(c, items) : null;
+    if (pairs) {
+      // The arguments approved or refused, the form's values: by name, in the person's words.
+      const list = h("dl", { class: "ipyask-summary__list" });
+      for (const [name, value] of pairs) list.append(h("dt", {}, name), h("dd", {}, value));
+      body.append(list);
+    } else if (c.expanded) {
       const list = h("dl", { class: "ipyask-summary__list" });
       for (const question of c.card.questions) {
         const item = items.find((candidate) => candidate.id === question.id);
@@ -63,7 +72,114 @@ function approvalSummary(c, items) {
     : value === p.approve ? localized(p.approveLabel, c.view.locale) ?? t.allowedOnce
     : null;
   if (did === null) return null;
-  return did === value ? did : fill(t.agentReceived, { did, value });
+  // The label the agent received is worth saying only when it is not the card's own word for it.
+  const ownWords = [t.reject, t.rejected, t.alwaysAllow, t.alwaysAllowed, t.allowOnce, t.allowedOnce, localized(p.approveLabel, c.view.locale)];
+  return ownWords.includes(value) ? did : fill(t.agentReceived, { did, value });
+}
+
+/**
+ * What the person decided on a tool call, in words: approved, approved with which changes,
+ * rejected (and why), or answered instead of running.
+ * @param {CardController} c
+ * @param {AnswerItem[]} items
+ */
+function toolSummary(c, items) {
+  const p = c.presentation;
+  const item = items[0];
+  const decision = p.kind === "tool-approval" && item ? p.decisions.find((d) => d.label === item.selected[0]) : undefined;
+  if (p.kind !== "tool-approval" || !item || !decision) return null;
+  const t = c.t;
+  const text = (item.custom ?? "").trim();
+  if (decision.kind === "approve") return t.toolApproved;
+  if (decision.kind === "always") return t.alwaysAllowed;
+  if (decision.kind === "reject") return text ? fill(t.toolRejectedWhy, { reason: text }) : t.rejected;
+  if (decision.kind === "respond") return fill(t.toolResponded, { reply: text });
+  const edited = parseObject(text) ?? {};
+  const changed = Object.keys({ ...p.arguments, ...edited }).filter((name) => JSON.stringify(p.arguments[name]) !== JSON.stringify(edited[name]));
+  const changes = changed.map((name) => (name in edited ? `${name} → ${shown(t, edited[name])}` : fill(t.argumentRemoved, { name })));
+  return changes.length ? fill(t.toolEdited, { changes: changes.join(", ") }) : t.toolApproved;
+}
+
+/**
+ * The arguments the tool runs with (the edited ones after an Edit) or was refused with.
+ * @param {CardController} c
+ * @param {AnswerItem[]} items
+ * @returns {[string, string][] | null}
+ */
+function toolArguments(c, items) {
+  const p = c.presentation;
+  const item = items[0];
+  if (p.kind !== "tool-approval" || !item) return null;
+  const edit = p.decisions.find((d) => d.kind === "edit" && d.label === item.selected[0]);
+  const args = (edit && parseObject((item.custom ?? "").trim())) || p.arguments;
+  const pairs = Object.entries(args).map(([name, value]) => /** @type {[string, string]} */ ([name, shown(c.t, value)]));
+  return pairs.length ? pairs : [[c.t.toolArguments, c.t.noArguments]];
+}
+
+/**
+ * What the person did on a form: submitted (with each value by its field's title), declined or
+ * cancelled.
+ * @param {CardController} c
+ * @param {AnswerItem[]} items
+ */
+function formSummary(c, items) {
+  const p = c.presentation;
+  const chosen = items[0]?.selected[0];
+  if (p.kind !== "form" || chosen === undefined) return null;
+  const t = c.t;
+  if (chosen === p.decline) return t.declined;
+  if (chosen === p.cancel) return t.cancelled;
+  if (chosen !== p.accept) return null;
+  const values = formValues(c, items) ?? [];
+  return values.length ? fill(t.formSubmitted, { values: values.map(([name, value]) => `${name}: ${value}`).join(" · ") }) : t.submitted;
+}
+
+/**
+ * A submitted form's values, each under its field's title and an option under its own title.
+ * @param {CardController} c
+ * @param {AnswerItem[]} items
+ * @returns {[string, string][] | null}
+ */
+function formValues(c, items) {
+  const p = c.presentation;
+  const item = items[0];
+  if (p.kind !== "form" || !item || item.selected[0] !== p.accept) return null;
+  const values = parseObject((item.custom ?? "").trim()) ?? {};
+  /** @type {[string, string][]} */
+  const pairs = [];
+  for (const field of p.form.fields) {
+    if (!(field.name in values)) continue;
+    const value = values[field.name];
+    const options = field.kind === "select" || field.kind === "multi-select" ? field.options : [];
+    const titled = (/** @type {unknown} */ v) => options.find((o) => o.value === v)?.title ?? shown(c.t, v);
+    pairs.push([field.title ?? field.name, Array.isArray(value) ? value.map(titled).join(", ") : titled(value)]);
+  }
+  return pairs;
+}
+
+/**
+ * A value as a person reads it: text as it is, yes / no, numbers, else compact JSON.
+ * @param {Strings} t
+ * @param {unknown} value
+ */
+function shown(t, value) {
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? t.yes : t.no;
+  return JSON.stringify(value) ?? "";
+}
+
+/**
+ * The JSON object in `text`, or `null`.
+ * @param {string} text
+ * @returns {Record<string, unknown> | null}
+ */
+function parseObject(text) {
+  try {
+    const value = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
