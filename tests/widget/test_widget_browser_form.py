@@ -274,5 +274,6 @@ def test_chinese(wpage) -> None:
     expect(card.locator(".ipyask-eyebrow")).to_have_text("表单")
     card.get_by_role("spinbutton", name="Guests").fill("0")
     expect(card.get_by_text("不能小于 1。", exact=True)).to_be_visible()
-    card.get_by_role("button", name="Submit").click()
+    expect(card.locator(".ipyask-foot button")).to_have_text(["取消", "婉拒", "提交"])
+    card.get_by_role("button", name="提交").click()
     expect(card.locator("[data-role=feedback]")).to_have_text("请修正标出的字段。")

@@ -326,8 +326,27 @@ def test_chinese(wpage) -> None:
     card = wpage.card("tool1")
     expect(card.locator(".ipyask-eyebrow")).to_have_text("工具调用")
     expect(card.locator(".ipyask-section-label")).to_have_text("参数")
-    expect(card.locator(".ipyask-foot button")).to_have_text(ALL_BUTTONS)  # the kernel's labels
-    card.get_by_role("button", name="Edit").click()
+    expect(card.get_by_role("heading", level=2)).to_have_text("运行 write_file？")
+    # The kernel's default labels in the card's language; the agent still receives the labels.
+    expect(card.locator(".ipyask-foot button")).to_have_text(
+        ["拒绝", "回复", "编辑", "始终允许", "批准"]
+    )
+    card.get_by_role("button", name="编辑").click()
     expect(card.locator(".ipyask-foot button")).to_have_text(["返回", "提交"])
     card.get_by_role("spinbutton").fill("8")
     expect(card.get_by_text("不能大于 5。", exact=True)).to_be_visible()
+
+
+def test_chinese_decisions_send_the_kernels_labels(wpage) -> None:
+    _mount(wpage, language="zh-CN")
+    wpage.card("tool1").get_by_role("button", name="始终允许").click()
+    assert _answer(wpage) == {"id": "tool", "selected": ["Always allow"]}
+
+
+def test_labels_the_agent_chose_are_shown_as_they_are_in_chinese(wpage) -> None:
+    labels = {"approve": "Run it", "reject": "Don't", "respond": "Say instead"}
+    card = tool_approval(decisions=("approve", "reject", "respond"), labels=labels, name="rm")
+    _mount(wpage, card, language="zh-CN")
+    expect(wpage.card("tool1").locator(".ipyask-foot button")).to_have_text(
+        ["Don't", "Say instead", "Run it"]
+    )

@@ -53,6 +53,12 @@ export const STRINGS = {
     allowedOnce: "Allowed once",
     alwaysAllowed: "Always allowed",
     agentReceived: "{did} · the agent received “{value}”",
+    runTool: "Run {name}?",
+    approveTool: "Approve",
+    editTool: "Edit",
+    respondTool: "Respond",
+    declineForm: "Decline",
+    cancelForm: "Cancel",
     declined: "Declined",
     submitted: "Submitted",
     formSubmitted: "Submitted · {values}",
@@ -156,6 +162,12 @@ export const STRINGS = {
     allowedOnce: "已允许一次",
     alwaysAllowed: "已始终允许",
     agentReceived: "{did} · 智能体收到“{value}”",
+    runTool: "运行 {name}？",
+    approveTool: "批准",
+    editTool: "编辑",
+    respondTool: "回复",
+    declineForm: "婉拒",
+    cancelForm: "取消",
     declined: "已婉拒",
     submitted: "已提交",
     formSubmitted: "已提交 · {values}",
@@ -219,6 +231,34 @@ export const STRINGS = {
  */
 export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+}
+
+/**
+ * The labels the kernel gives a tool approval's decisions and a form's actions when the agent
+ * names none (`_rich_questions.py`), and the text that says each in the card's language. A label
+ * the agent chose is shown as it is: it is what the agent receives.
+ */
+const DEFAULT_LABELS = {
+  approve: ["Approve", "approveTool"],
+  always: ["Always allow", "alwaysAllow"],
+  edit: ["Edit", "editTool"],
+  reject: ["Reject", "reject"],
+  respond: ["Respond", "respondTool"],
+  accept: ["Submit", "submit"],
+  decline: ["Decline", "declineForm"],
+  cancel: ["Cancel", "cancelForm"],
+};
+
+/**
+ * What a decision's or action's button says: the card's own word for a default label, else the
+ * label.
+ * @param {Strings} t
+ * @param {keyof typeof DEFAULT_LABELS} kind
+ * @param {string} label
+ */
+export function wordFor(t, kind, label) {
+  const [english, key] = DEFAULT_LABELS[kind];
+  return label === english ? t[key] : label;
 }
 
 /**

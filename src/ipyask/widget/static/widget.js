@@ -103,6 +103,12 @@ var STRINGS = {
     allowedOnce: "Allowed once",
     alwaysAllowed: "Always allowed",
     agentReceived: "{did} · the agent received “{value}”",
+    runTool: "Run {name}?",
+    approveTool: "Approve",
+    editTool: "Edit",
+    respondTool: "Respond",
+    declineForm: "Decline",
+    cancelForm: "Cancel",
     declined: "Declined",
     submitted: "Submitted",
     formSubmitted: "Submitted · {values}",
@@ -206,6 +212,12 @@ var STRINGS = {
     allowedOnce: "已允许一次",
     alwaysAllowed: "已始终允许",
     agentReceived: "{did} · 智能体收到“{value}”",
+    runTool: "运行 {name}？",
+    approveTool: "批准",
+    editTool: "编辑",
+    respondTool: "回复",
+    declineForm: "婉拒",
+    cancelForm: "取消",
     declined: "已婉拒",
     submitted: "已提交",
     formSubmitted: "已提交 · {values}",
@@ -264,6 +276,20 @@ var STRINGS = {
 };
 function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+}
+var DEFAULT_LABELS = {
+  approve: ["Approve", "approveTool"],
+  always: ["Always allow", "alwaysAllow"],
+  edit: ["Edit", "editTool"],
+  reject: ["Reject", "reject"],
+  respond: ["Respond", "respondTool"],
+  accept: ["Submit", "submit"],
+  decline: ["Decline", "declineForm"],
+  cancel: ["Cancel", "cancelForm"]
+};
+function wordFor(t, kind, label) {
+  const [english, key3] = DEFAULT_LABELS[kind];
+  return label === english ? t[key3] : label;
 }
 var NOTICES = {
   en: {
@@ -1568,9 +1594,9 @@ function build3(c) {
   const keys = Object.keys(refused2);
   if (keys.length > 0 && keys.every((name) => names.includes(name))) feedback.textContent = t.fixFields;
   const buttons = h("div", { class: "ipyask-buttons" });
-  if (p.cancel) buttons.append(button(c, "form-cancel", p.cancel));
-  if (p.decline) buttons.append(button(c, "form-decline", p.decline));
-  buttons.append(button(c, "form-accept", c.busy ? t.submitting : p.accept, { primary: true, disabled: !c.canSubmit() }));
+  if (p.cancel) buttons.append(button(c, "form-cancel", wordFor(t, "cancel", p.cancel)));
+  if (p.decline) buttons.append(button(c, "form-decline", wordFor(t, "decline", p.decline)));
+  buttons.append(button(c, "form-accept", c.busy ? t.submitting : wordFor(t, "accept", p.accept), { primary: true, disabled: !c.canSubmit() }));
   return [head, notice(c), c.collapsed ? null : body, h("div", { class: "ipyask-foot" }, feedback, buttons)].filter(isNode);
 }
 function act2(c, action) {
@@ -2134,7 +2160,9 @@ function build6(c) {
   const bodyId = c.view.nextId();
   const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.toolCall];
   const subject = h("p", { class: "ipyask-subject ipyask-tool-name" }, h("code", {}, p.toolName));
-  const head = header(c, { eyebrow, title: c.card.questions[0].question, subject, bodyId });
+  const asked = c.card.questions[0].question;
+  const title = asked === `Run ${p.toolName}?` ? fill(t.runTool, { name: p.toolName }) : asked;
+  const head = header(c, { eyebrow, title, subject, bodyId });
   const parts = [head, notice(c)];
   if (!c.collapsed) {
     const body = h("div", { class: "ipyask-body ipyask-tool", id: bodyId });
@@ -2149,7 +2177,7 @@ function build6(c) {
     for (const kind of BUTTON_ORDER) {
       const label = labelOf(c, kind);
       if (label === null) continue;
-      const control = button(c, `tool-${kind}`, label, { primary: kind === "approve", disabled: !c.canSubmit() && (kind === "approve" || kind === "always") });
+      const control = button(c, `tool-${kind}`, wordFor(t, kind, label), { primary: kind === "approve", disabled: !c.canSubmit() && (kind === "approve" || kind === "always") });
       if (state.opener === `tool-${kind}`) control.dataset.first = "";
       buttons.append(control);
     }

@@ -8,6 +8,7 @@
 
 import { h, isEditable, isNode } from "../dom.js";
 import { markdownBlock } from "../sanitize.js";
+import { wordFor } from "../strings.js";
 import { button, feedbackLine, header, notice } from "../card/parts.js";
 import { focusFirstError, formFields, readField, readUnreadable, showErrors, visibleErrors } from "../fields/form-fields.js";
 import { formDraft, formErrors, formValues } from "../fields/values.js";
@@ -69,9 +70,9 @@ function build(c) {
   const keys = Object.keys(refused);
   if (keys.length > 0 && keys.every((name) => names.includes(name))) feedback.textContent = t.fixFields;
   const buttons = h("div", { class: "ipyask-buttons" });
-  if (p.cancel) buttons.append(button(c, "form-cancel", p.cancel));
-  if (p.decline) buttons.append(button(c, "form-decline", p.decline));
-  buttons.append(button(c, "form-accept", c.busy ? t.submitting : p.accept, { primary: true, disabled: !c.canSubmit() }));
+  if (p.cancel) buttons.append(button(c, "form-cancel", wordFor(t, "cancel", p.cancel)));
+  if (p.decline) buttons.append(button(c, "form-decline", wordFor(t, "decline", p.decline)));
+  buttons.append(button(c, "form-accept", c.busy ? t.submitting : wordFor(t, "accept", p.accept), { primary: true, disabled: !c.canSubmit() }));
   return [head, notice(c), c.collapsed ? null : body, h("div", { class: "ipyask-foot" }, feedback, buttons)].filter(isNode);
 }
 

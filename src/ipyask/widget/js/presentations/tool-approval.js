@@ -9,6 +9,7 @@
 
 import { h, isEditable, isNode } from "../dom.js";
 import { markdownBlock } from "../sanitize.js";
+import { fill, wordFor } from "../strings.js";
 import { button, feedbackLine, header, notice } from "../card/parts.js";
 import { jsonView } from "../fields/json-view.js";
 import { isSingleLine } from "./form.js";
@@ -48,7 +49,9 @@ function build(c) {
   const bodyId = c.view.nextId();
   const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.toolCall];
   const subject = h("p", { class: "ipyask-subject ipyask-tool-name" }, h("code", {}, p.toolName));
-  const head = header(c, { eyebrow, title: c.card.questions[0].question, subject, bodyId });
+  const asked = c.card.questions[0].question;
+  const title = asked === `Run ${p.toolName}?` ? fill(t.runTool, { name: p.toolName }) : asked; // the kernel's own title
+  const head = header(c, { eyebrow, title, subject, bodyId });
   const parts = [head, notice(c)];
   if (!c.collapsed) {
     const body = h("div", { class: "ipyask-body ipyask-tool", id: bodyId });
@@ -63,7 +66,7 @@ function build(c) {
     for (const kind of BUTTON_ORDER) {
       const label = labelOf(c, kind);
       if (label === null) continue;
-      const control = button(c, `tool-${kind}`, label, { primary: kind === "approve", disabled: !c.canSubmit() && (kind === "approve" || kind === "always") });
+      const control = button(c, `tool-${kind}`, wordFor(t, kind, label), { primary: kind === "approve", disabled: !c.canSubmit() && (kind === "approve" || kind === "always") });
       if (state.opener === `tool-${kind}`) control.dataset.first = "";
       buttons.append(control);
     }
