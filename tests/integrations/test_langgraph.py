@@ -607,7 +607,7 @@ async def test_a_schema_beyond_the_form_subset_takes_json_checked_before_the_gra
     assert "platforms" in (third.detail or "").split("\n\n")[0]  # the refusal comes first
 
 
-def inbox_graph(allow_edit: bool = False) -> Any:
+def inbox_graph(allow_edit: bool = False, allow_others: bool = True) -> Any:
     """The ``HumanInterrupt`` example of ``langgraph.prebuilt.interrupt`` (Agent Inbox)."""
 
     def review(state: Answered) -> Answered:
@@ -617,10 +617,10 @@ def inbox_graph(allow_edit: bool = False) -> Any:
                 args={"command": "ls", "args": ["-l"]},
             ),
             config=HumanInterruptConfig(
-                allow_ignore=True,
-                allow_respond=True,
+                allow_ignore=allow_others,
+                allow_respond=allow_others,
                 allow_edit=allow_edit,
-                allow_accept=True,
+                allow_accept=allow_others,
             ),
             description="Please review the command before execution",
         )
@@ -639,6 +639,7 @@ def inbox_graph(allow_edit: bool = False) -> Any:
         (Approve(), {"type": "accept", "args": None}),
         (Respond("use ls -la instead"), {"type": "response", "args": "use ls -la instead"}),
         (Reject(), {"type": "ignore", "args": None}),
+        (Reject("not on prod"), {"type": "ignore", "args": "not on prod"}),  # the reason stays
         (
             Edit({"command": "ls", "args": ["-la"]}),
             {
@@ -647,7 +648,7 @@ def inbox_graph(allow_edit: bool = False) -> Any:
             },
         ),
     ],
-    ids=["accept", "respond", "ignore", "edit"],
+    ids=["accept", "respond", "ignore", "ignore-with-reason", "edit"],
 )
 async def test_agent_inbox_interrupts_get_human_responses(
     svc: ipyask.UserQuestions, reply: Any, response: dict[str, Any]
@@ -670,3 +671,23 @@ async def test_agent_inbox_interrupts_get_human_responses(
         expected["edit"] = "Edit"
     assert offered == dict(sorted(expected.items(), key=lambda kv: list(offered).index(kv[0])))
     assert [o.label for o in question.options or []] == list(offered.values())
+
+
+async def test_an_agent_inbox_interrupt_that_allows_nothing_is_refused_by_name(
+    svc: ipyask.UserQuestions,
+) -> None:
+    graph = inbox_graph(allow_edit=False, allow_others=False)
+    with pytest.raises(ValueError, match=r"'run_command'.* allows no action"):
+        await bridge.run(graph, {"answer": None}, CONFIG, service=svc)
+
+
+async def test_a_resume_hook_may_be_async(svc: ipyask.UserQuestions) -> None:
+    ScriptedAnswerer({"Go?": "No"}).register(svc)
+
+    async def resume(value: Any, answer: Any) -> str:
+        return f"{value} {answer}"
+
+    result = await bridge.run(
+        value_graph(None), {"asked": "Go?"}, CONFIG, service=svc, resume=resume
+    )
+    assert result["reply"] == "Go? False"
