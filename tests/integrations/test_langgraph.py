@@ -6,6 +6,7 @@ which arguments, what the model read afterwards).
 
 from __future__ import annotations
 
+import enum
 import operator
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
@@ -577,6 +578,34 @@ async def test_a_response_schema_is_asked_as_a_form_and_resumes_with_the_model(
     assert isinstance(intent, ipyask.FormIntent)
     assert intent.requested_schema["properties"]["note"] == {"type": "string", "title": "Note"}
     assert intent.requested_schema["required"] == ["approved"]
+
+
+class Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Paint(BaseModel):
+    color: Color
+    coats: int | None = None
+
+
+async def test_a_schema_with_an_enum_reference_and_an_optional_number_is_a_form(
+    svc: ipyask.UserQuestions,
+) -> None:
+    """Pydantic writes an enum as a ``$defs`` reference and ``int | None`` as ``anyOf`` with
+    null: the form resolves both."""
+    script = ScriptedAnswerer({"Which paint?": {"color": "blue"}})
+    script.register(svc)
+    graph = schema_graph("Which paint?", Paint)
+    result = await bridge.run(graph, {"answer": None}, CONFIG, service=svc)
+    assert result["answer"] == Paint(color=Color.BLUE)
+    intent = script.requests[0].questions[0].intent
+    assert isinstance(intent, ipyask.FormIntent)
+    assert intent.requested_schema["properties"] == {
+        "color": {"enum": ["red", "blue"], "title": "Color", "type": "string"},
+        "coats": {"type": "integer", "title": "Coats"},
+    }
 
 
 class Release(BaseModel):
