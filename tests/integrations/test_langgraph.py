@@ -343,6 +343,10 @@ async def test_the_frameworks_own_error_surfaces_unchanged(svc: ipyask.UserQuest
         await bridge.run(graph, {"asked": None}, CONFIG, service=svc)
     assert type(caught.value) is RuntimeError
     assert str(caught.value) == "Cannot use Command(resume=...) without checkpointer"
+    with pytest.raises(RuntimeError) as streamed:  # the stream's interrupt is asked, then refused
+        async for _ in bridge.stream(graph, {"asked": None}, CONFIG, service=svc):
+            pass
+    assert str(streamed.value) == "Cannot use Command(resume=...) without checkpointer"
 
 
 class Pair(TypedDict):
