@@ -29,7 +29,9 @@ SCRIPTS = {
     },
     "langgraph.ipynb": {
         "Run delete_files?": Edit({"pattern": "build/*.tmp"}),
-        "What should the report be called?": "Q3 report",
+        "What should the report be called?": Other("Q3 report"),
+        "Do you want to proceed with this action?": "No",
+        "Approve the release?": {"approved": True, "note": "ship it"},
     },
     "openai-agents.ipynb": {"Run send_email?": Approve()},
     "pydantic-ai.ipynb": {"Run drop_table?": Reject("still in use")},

@@ -68,7 +68,12 @@ def test_notebook_runs_end_to_end(path: Path) -> None:
     if path.stem == "testing-agents":
         assert any("['SQLite']" in e.text for e in events if e.kind == "output")
     framework_outputs = {  # what each framework's agent printed once its cards were answered
-        "langgraph": ["ran delete_files('build/*.tmp')", "title: Q3 report"],  # the edited call
+        "langgraph": [
+            "ran delete_files('build/*.tmp')",  # the edited call
+            "title: Q3 report",
+            "status: rejected",  # No resumed with False
+            "decision: Decision(approved=True, note='ship it')",
+        ],
         "openai-agents": ["The team knows about the release."],  # the email was approved
         "pydantic-ai": ["Result: The tool call was denied. The user's reason: still in use"],
     }

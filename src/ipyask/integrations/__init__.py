@@ -1,9 +1,10 @@
 """Bridges to the agent frameworks people run in notebooks: one line makes the notebook the human
 side of their human-in-the-loop.
 
-- :mod:`ipyask.integrations.langgraph`: ``await run(graph, input, config)`` asks every
-  interrupt (LangChain's ``HumanInTheLoopMiddleware`` requests as tool-approval cards) and
-  resumes the graph until it finishes (extra ``ipyask[langgraph]``);
+- :mod:`ipyask.integrations.langgraph`: ``await run(graph, input, config)`` (or ``stream(...)``
+  over ``astream``) asks every interrupt (LangChain's ``HumanInTheLoopMiddleware`` and Agent
+  Inbox requests as tool-approval cards, ``response_schema`` as forms) and resumes the graph
+  until it finishes (extra ``ipyask[langgraph]``);
 - :mod:`ipyask.integrations.openai_agents`: ``await run(agent, input)`` asks for every tool
   approval of an OpenAI Agents SDK run and resumes it (extra ``ipyask[openai-agents]``);
 - :mod:`ipyask.integrations.pydantic_ai`: ``approvals()``, a capability that asks for

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,6 +20,7 @@ from .._vocabulary import (
 )
 from ._batch import ask_groups, unique_id
 from ._framework import missing_framework
+from ._langgraph_cards import AskAgain, Asked, inbox_card, is_inbox, schema_card, value_card
 from ._tool_cards import tool_question
 
 try:
@@ -29,7 +30,11 @@ try:
 except ImportError as _error:
     raise missing_framework("langgraph", "langgraph", _error) from _error
 
-__all__ = ["run"]
+__all__ = ["ResumeHook", "run", "stream"]
+
+ResumeHook = Callable[[Any, Any], Any]
+"""``resume(value, answer)``: the resume value of an interrupt whose value is ``value``, given
+the card's ``answer`` (what ipyask would resume with); may return an awaitable."""
 
 _INTERRUPTS = "__interrupt__"
 """The key under which ``ainvoke`` returns the interrupts the graph stopped at."""
@@ -44,18 +49,46 @@ async def run(
     config: RunnableConfig | None = None,
     *,
     service: UserQuestions | None = None,
+    resume: ResumeHook | None = None,
 ) -> Any:
     """Run ``graph`` to its end, asking every interrupt; returns what ``ainvoke`` returns.
 
-    ``service`` asks the questions (default: the default panel of :func:`ipyask.ask_batch`).
-    The framework's own errors (a graph without a checkpointer, a decision it refuses) surface
-    unchanged.
+    ``service`` asks the questions (default: the default panel of :func:`ipyask.ask_batch`);
+    ``resume`` turns each card's answer into the interrupt's resume value. The framework's own
+    errors (a graph without a checkpointer, a decision it refuses) surface unchanged.
     """
+    answering = _Answering(graph, service, resume)
     result = await graph.ainvoke(input, config)
     while interrupts := _pending(result):
-        resume = await _answer(interrupts, service)
-        result = await graph.ainvoke(Command(resume=resume), config)
+        result = await graph.ainvoke(Command(resume=await answering.answer(interrupts)), config)
     return result
+
+
+async def stream(
+    graph: Pregel[Any, Any, Any, Any],
+    input: Any,
+    config: RunnableConfig | None = None,
+    *,
+    service: UserQuestions | None = None,
+    resume: ResumeHook | None = None,
+    **stream_kwargs: Any,
+) -> AsyncIterator[Any]:
+    """``graph.astream(input, config, **stream_kwargs)``, answering interrupts as they come.
+
+    Yields every chunk of every run; when a run stops at interrupts they are asked (as by
+    :func:`run`) and the graph is streamed on from ``Command(resume=...)`` until it finishes.
+    """
+    answering = _Answering(graph, service, resume)
+    next_input = input
+    while True:
+        carried: list[Interrupt] = []
+        async for chunk in graph.astream(next_input, config, **stream_kwargs):
+            carried.extend(_carried(chunk))
+            yield chunk
+        interrupts = await _waiting(graph, config, carried)
+        if not interrupts:
+            return
+        next_input = Command(resume=await answering.answer(interrupts))
 
 
 def _pending(result: Any) -> list[Interrupt]:
@@ -65,48 +98,128 @@ def _pending(result: Any) -> list[Interrupt]:
     return [item for item in found if isinstance(item, Interrupt)]
 
 
-@dataclass(frozen=True)
-class _Asked:
-    """What one interrupt asks, and how its answers become its resume value."""
-
-    questions: list[AskUserQuestionItem]
-    resume: Callable[[list[AskUserQuestionAnswerItem]], Any]
-
-
-async def _answer(interrupts: Sequence[Interrupt], service: UserQuestions | None) -> dict[str, Any]:
-    asked = [_ask_for(interrupt) for interrupt in interrupts]
-    answers = await ask_groups([a.questions for a in asked], service)
-    return {
-        interrupt.id: a.resume(items)
-        for interrupt, a, items in zip(interrupts, asked, answers, strict=True)
-    }
+def _carried(chunk: Any) -> list[Interrupt]:
+    """The interrupts a stream chunk carries, in any stream mode that shows them (a chunk, a
+    ``(mode, chunk)`` / ``(namespace, chunk)`` tuple, or a ``version="v2"`` part)."""
+    if isinstance(chunk, tuple):
+        return [found for part in chunk for found in _carried(part)]
+    if isinstance(chunk, Mapping):
+        if isinstance(chunk.get("data"), Mapping) and "type" in chunk:
+            return _carried(chunk["data"])
+        return _pending(chunk)
+    return []
 
 
-def _ask_for(interrupt: Interrupt) -> _Asked:
-    value = interrupt.value
-    if isinstance(value, Mapping):
-        if value.get("type") == "tool_approval" and isinstance(value.get("args"), Mapping):
-            return _per_call(value, interrupt.response_schema)
-        if isinstance(value.get("action_requests"), list):
-            return _batched(value)
-        if isinstance(value.get("questions"), list):
+async def _waiting(
+    graph: Pregel[Any, Any, Any, Any], config: RunnableConfig | None, carried: list[Interrupt]
+) -> list[Interrupt]:
+    """The interrupts a streamed run stopped at: from its saved state (whatever the stream mode
+    showed), or those the stream carried when there is no checkpointer (resuming then fails with
+    LangGraph's own error)."""
+    try:
+        state = await graph.aget_state(config or {})
+    except ValueError:
+        return carried
+    return list(state.interrupts)
+
+
+class _Answering:
+    """Asks interrupts and turns the answers into resume values, for one run of a graph."""
+
+    def __init__(
+        self,
+        graph: Pregel[Any, Any, Any, Any],
+        service: UserQuestions | None,
+        hook: ResumeHook | None,
+    ) -> None:
+        self.service = service
+        self.hook = hook
+        self.schemas = _tool_schemas(graph)
+
+    async def answer(self, interrupts: Sequence[Interrupt]) -> dict[str, Any]:
+        """``{interrupt id: resume value}``; a card whose answer cannot be its value (an answer
+        outside its schema) is asked again, saying why."""
+        asking = {i: self._ask_for(interrupt) for i, interrupt in enumerate(interrupts)}
+        answers: dict[int, Any] = {}
+        while asking:
+            keys = list(asking)
+            items = await ask_groups([asking[k].questions for k in keys], self.service)
+            again: dict[int, Asked] = {}
+            for key, group in zip(keys, items, strict=True):
+                try:
+                    answers[key] = asking[key].resume(group)
+                except AskAgain as refused:
+                    again[key] = refused.asked
+            asking = again
+        return {
+            interrupt.id: await self._resume_value(interrupt, answers[i])
+            for i, interrupt in enumerate(interrupts)
+        }
+
+    async def _resume_value(self, interrupt: Interrupt, answer: Any) -> Any:
+        if self.hook is None:
+            return answer
+        value = self.hook(interrupt.value, answer)
+        return await value if inspect.isawaitable(value) else value
+
+    def _ask_for(self, interrupt: Interrupt) -> Asked:
+        value = interrupt.value
+        if isinstance(value, Mapping):
+            if value.get("type") == "tool_approval" and isinstance(value.get("args"), Mapping):
+                return _per_call(value, interrupt.response_schema)
+            if isinstance(value.get("action_requests"), list):
+                return _batched(value, self.schemas)
+        if interrupt.response_schema is not None:
+            return schema_card(value, interrupt.response_schema)
+        if is_inbox(value):
+            return inbox_card(value, self.schemas)
+        if isinstance(value, Mapping) and isinstance(value.get("questions"), list):
             try:
                 request = AskUserQuestionRequest.model_validate(dict(value))
             except ValidationError:
-                pass  # not an ipyask request after all: shown as a value
+                pass  # not an ipyask request after all: asked as a value
             else:
-                return _Asked(request.questions, _answer_batch)
-    return _value_card(value)
+                return Asked(request.questions, _answer_batch)
+        return value_card(value, hooked=self.hook is not None)
 
 
 def _answer_batch(items: list[AskUserQuestionAnswerItem]) -> dict[str, Any]:
     return AskUserQuestionAnswer(answers=items).to_wire()
 
 
+def _tool_schemas(graph: Pregel[Any, Any, Any, Any]) -> dict[str, dict[str, Any]]:
+    """The argument schemas of the tools the graph's tool nodes run, by tool name: they check an
+    edit when the interrupt itself carries no schema."""
+    schemas: dict[str, dict[str, Any]] = {}
+    for node in graph.nodes.values():
+        tools = getattr(getattr(node, "bound", None), "tools_by_name", None)
+        if not isinstance(tools, Mapping):
+            continue
+        for name, tool in tools.items():
+            schema = _args_schema(tool)
+            if schema is not None:
+                schemas[str(name)] = schema
+    return schemas
+
+
+def _args_schema(tool: object) -> dict[str, Any] | None:
+    schema = getattr(tool, "tool_call_schema", None)
+    if isinstance(schema, Mapping):
+        return dict(schema)
+    to_json = getattr(schema, "model_json_schema", None)
+    if not callable(to_json):
+        return None
+    try:
+        found = to_json()
+    except Exception:  # a schema pydantic cannot express: edits go unchecked, as before
+        return None
+    return dict(found) if isinstance(found, Mapping) else None
+
+
 # -- LangChain's HumanInTheLoopMiddleware ----------------------------------------------------------
 
 
-def _batched(request: Mapping[str, Any]) -> _Asked:
+def _batched(request: Mapping[str, Any], schemas: Mapping[str, dict[str, Any]]) -> Asked:
     """One card per action of a batched ``HITLRequest``; resumed with ``{"decisions": [...]}``."""
     configs = {
         config.get("action_name"): config
@@ -116,15 +229,17 @@ def _batched(request: Mapping[str, Any]) -> _Asked:
     taken: set[str] = set()
     questions = []
     for action in request["action_requests"]:
-        config = configs.get(action.get("name"), {})
+        name = str(action["name"])
+        arguments = action.get("args") or {}
+        config = configs.get(name, {})
         questions.append(
             tool_question(
-                unique_id(str(action["name"]), taken),
-                name=str(action["name"]),
-                arguments=action.get("args") or {},
+                unique_id(name, taken),
+                name=name,
+                arguments=arguments,
                 decisions=_allowed(config.get("allowed_decisions")),
-                description=action.get("description"),
-                schema=config.get("args_schema"),
+                description=_described(action.get("description"), name, arguments),
+                schema=config.get("args_schema") or schemas.get(name),
             )
         )
 
@@ -136,10 +251,10 @@ def _batched(request: Mapping[str, Any]) -> _Asked:
             ]
         }
 
-    return _Asked(questions, resume)
+    return Asked(questions, resume)
 
 
-def _per_call(request: Mapping[str, Any], schema: Any) -> _Asked:
+def _per_call(request: Mapping[str, Any], schema: Any) -> Asked:
     """One card for a per-call ``ToolApprovalRequest``; resumed with one decision."""
     root = schema if isinstance(schema, Mapping) else {}
     name = str(request["name"])
@@ -148,7 +263,7 @@ def _per_call(request: Mapping[str, Any], schema: Any) -> _Asked:
         name=name,
         arguments=request["args"],
         decisions=_allowed(_decision_types(root) or None),
-        description=request.get("description") or None,
+        description=_described(request.get("description"), name, request["args"]),
         schema=_edit_schema(root),
         call_id=request.get("tool_call_id"),
     )
@@ -156,7 +271,16 @@ def _per_call(request: Mapping[str, Any], schema: Any) -> _Asked:
     def resume(items: list[AskUserQuestionAnswerItem]) -> dict[str, Any]:
         return _langchain_decision(question, items[0])
 
-    return _Asked([question], resume)
+    return Asked([question], resume)
+
+
+def _described(description: object, name: str, arguments: object) -> str | None:
+    """The action's description without the ``Tool: …`` / ``Args: {…}`` lines LangChain adds by
+    default (the card shows the tool and its arguments itself, as JSON, not as a Python repr)."""
+    if not isinstance(description, str):
+        return None
+    text = description.removesuffix(f"\n\nTool: {name}\nArgs: {arguments}")
+    return text or None
 
 
 def _allowed(types: object) -> list[DecisionKind]:
@@ -225,21 +349,3 @@ def _edit_schema(root: Mapping[str, Any]) -> dict[str, Any] | None:
             schema["$defs"] = root["$defs"]  # its own references, resolvable on their own
         return schema
     return None
-
-
-# -- any other value ---------------------------------------------------------------------------
-
-
-def _value_card(value: object) -> _Asked:
-    if isinstance(value, str):
-        question = AskUserQuestionItem(id="answer", question=value)
-    else:
-        shown = json.dumps(value, indent=2, ensure_ascii=False, default=repr)
-        question = AskUserQuestionItem(
-            id="answer", question="The graph waits for your answer", detail=f"```json\n{shown}\n```"
-        )
-
-    def resume(items: list[AskUserQuestionAnswerItem]) -> str:
-        return items[0].custom or ""
-
-    return _Asked([question], resume)
