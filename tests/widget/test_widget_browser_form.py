@@ -241,6 +241,32 @@ def test_kernel_refusal_is_shown_beside_the_fields(wpage) -> None:
     expect(card.locator("[data-role=feedback]")).to_have_text("other")
 
 
+def test_the_correct_the_fields_line_lasts_while_a_field_is_marked(wpage) -> None:
+    _mount(wpage, form_card(schema=SMALL_SCHEMA))
+    card = wpage.card("form1")
+    card.get_by_role("textbox", name="Name").fill("Kim")
+    card.get_by_role("button", name="Submit").click()
+    wpage.emit(_refusal("book", {"name": "is taken", "size": "is sold out"}, "name: is taken"))
+    feedback = card.locator("[data-role=feedback]")
+    card.get_by_role("textbox", name="Name").fill("Kim L.")
+    expect(feedback).to_have_text("Please correct the marked fields.")  # Size is still marked
+    card.get_by_role("combobox", name="Size").select_option(index=1)
+    expect(feedback).to_have_text("")
+
+
+def test_the_correct_the_fields_line_goes_once_the_own_checks_pass(wpage) -> None:
+    _mount(wpage)
+    card = wpage.card("form1")
+    card.get_by_role("button", name="Submit").click()
+    feedback = card.locator("[data-role=feedback]")
+    expect(feedback).to_have_text("Please correct the marked fields.")
+    card.get_by_role("textbox", name="Name").fill("Ada")
+    expect(feedback).to_have_text("Please correct the marked fields.")  # Email and Day remain
+    card.get_by_role("textbox", name="Email").fill("ada@example.com")
+    card.get_by_label("Day").fill("2026-03-01")
+    expect(feedback).to_have_text("")
+
+
 def test_keyboard_only(wpage) -> None:
     _mount(wpage, form_card("f1", schema=SMALL_SCHEMA), form_card("f2", schema=SMALL_SCHEMA))
     page = wpage.page

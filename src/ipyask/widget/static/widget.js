@@ -1641,11 +1641,13 @@ function input2(c, event) {
   c.countdown.engage();
   const refused2 = refusedFields(c);
   if (Object.hasOwn(refused2, field.name)) delete refused2[field.name];
-  if (c.feedback && !Object.keys(refused2).length) {
+  const shown2 = visibleErrors(p.form, draft, refused2, c.t);
+  const line = c.el.querySelector("[data-role=feedback]");
+  if (shown2.size === 0 && (c.feedback || line?.textContent === c.t.fixFields)) {
     c.feedback = null;
     updateFeedback(c);
   }
-  showErrors(c.el, p.form, visibleErrors(p.form, draft, refused2, c.t), field, c.t.fieldError);
+  showErrors(c.el, p.form, shown2, field, c.t.fieldError);
   c.countdown.refresh();
 }
 function key(c, event) {

@@ -132,11 +132,14 @@ function input(c, event) {
   c.countdown.engage();
   const refused = refusedFields(c);
   if (Object.hasOwn(refused, field.name)) delete refused[field.name];
-  if (c.feedback && !Object.keys(refused).length) {
+  const shown = visibleErrors(p.form, draft, refused, c.t);
+  // "Correct the marked fields" lasts as long as a field is marked, and no longer.
+  const line = c.el.querySelector("[data-role=feedback]");
+  if (shown.size === 0 && (c.feedback || line?.textContent === c.t.fixFields)) {
     c.feedback = null;
     updateFeedback(c);
   }
-  showErrors(c.el, p.form, visibleErrors(p.form, draft, refused, c.t), field, c.t.fieldError);
+  showErrors(c.el, p.form, shown, field, c.t.fieldError);
   c.countdown.refresh();
 }
 
