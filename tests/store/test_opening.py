@@ -52,11 +52,11 @@ def test_a_newer_rollback_journal_store_is_refused_byte_for_byte_unchanged(
     db.close()
     before = digest(path)
     refused = connect_through_the_environment(monkeypatch, path)
+    assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["questions.sqlite3"]
     assert isinstance(refused, StoreVersionError)
     assert f"the ipyask store at {path} has schema version {SCHEMA_VERSION + 1}" in str(refused)
     assert "Upgrade ipyask" in str(refused) and WAY_OUT in str(refused)
-    assert digest(path) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["questions.sqlite3"]
 
 
 def not_sqlite(path: Path) -> None:
