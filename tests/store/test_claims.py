@@ -115,6 +115,12 @@ CASES = {
         {"": "question db takes one option, not 2"},
         batch(item("db", ["Postgres"])),
     ),
+    "option-and-text-single-select": (
+        [GENERIC],
+        batch(item("db", ["SQLite"], "with WAL")),
+        {"": "question db is single-select: free text replaces the option"},
+        batch(item("db", [], "SQLite with WAL")),
+    ),
     "approval-with-text": (
         [APPROVAL],
         batch(item("ok", [], "just do it")),

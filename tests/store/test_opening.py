@@ -116,6 +116,20 @@ def test_a_directory_or_a_folder_that_cannot_be_made_is_refused_naming_the_way_o
     )
 
 
+def test_a_path_sqlite_cannot_open_is_refused_naming_the_way_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dangling = tmp_path / "questions.sqlite3"
+    dangling.symlink_to(tmp_path / "gone" / "questions.sqlite3")  # into a folder that is not there
+    refused = connect_through_the_environment(monkeypatch, dangling)
+    assert str(refused) == (
+        f"the ipyask store at {dangling} cannot be opened (unable to open database file): check "
+        "that it is a file this user may read and write, in a folder it may write, or "
+        f"{WAY_OUT} store."
+    )
+    assert not (tmp_path / "gone").exists()
+
+
 def test_an_unreachable_postgres_store_is_named_without_its_password(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -123,7 +123,7 @@ class PostgresStore(SQLStore):
         """The schema version, read before any DDL; a table that does not say one is refused."""
         try:
             return self._version()
-        except (ValueError, self._pg.Error) as error:
+        except (ValueError, self._pg.ProgrammingError, self._pg.DataError) as error:
             raise StoreOpenError(
                 f"the ipyask store at {self.location} has an ipyask_meta table this ipyask "
                 f"cannot read ({str(error).strip()}); the database was not changed: {ELSEWHERE}, "

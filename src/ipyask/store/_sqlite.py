@@ -40,19 +40,6 @@ def _connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
-def _cannot_read(location: str, error: sqlite3.Error) -> StoreOpenError:
-    if isinstance(error, sqlite3.OperationalError):  # cannot open the file at all
-        return StoreOpenError(
-            f"the ipyask store at {location} cannot be opened ({error}): check that it is a "
-            f"file this user may read and write, in a folder it may write, or {ELSEWHERE}."
-        )
-    return StoreOpenError(  # SQLite's "not a database" and "malformed" are plain DatabaseErrors
-        f"the ipyask store at {location} is not an SQLite database or is damaged ({error}); "
-        f"ipyask did not change it. Move it aside (ipyask then starts an empty store there) or "
-        f"{ELSEWHERE}."
-    )
-
-
 def _check_ours(location: str, version: int, tables: list[str]) -> None:
     """Refuse a database another application keeps, and one a newer ipyask wrote."""
     if not any(name.startswith("ipyask_") for name in tables) and (tables or version):
@@ -63,6 +50,19 @@ def _check_ours(location: str, version: int, tables: list[str]) -> None:
             "location you open) at another file, or move this one aside."
         )
     check_version(version, location)
+
+
+def _read_checked(path: Path) -> sqlite3.Connection:
+    """A connection to ``path`` once its version and tables were read (reads only) and fit."""
+    db = _connect(path)
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        _check_ours(str(path), version, tables)
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 def _open_unchanged(path: Path) -> sqlite3.Connection:
@@ -93,20 +93,20 @@ def _open_unchanged(path: Path) -> sqlite3.Connection:
             f"cannot be made ({why}); {ELSEWHERE}."
         ) from error
     try:
-        db = _connect(path)
-    except sqlite3.Error as error:
-        raise _cannot_read(location, error) from error
-    try:
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
-        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        _check_ours(location, version, tables)
-    except sqlite3.Error as error:
-        db.close()
-        raise _cannot_read(location, error) from error
-    except BaseException:
-        db.close()
-        raise
-    return db
+        return _read_checked(path)
+    except sqlite3.OperationalError as error:
+        if "unable to open" not in str(error):
+            raise  # a fault of the moment (busy, I/O), not of what the file is
+        raise StoreOpenError(
+            f"the ipyask store at {location} cannot be opened ({error}): check that it is a "
+            f"file this user may read and write, in a folder it may write, or {ELSEWHERE}."
+        ) from error
+    except sqlite3.DatabaseError as error:  # SQLite's "not a database" and "malformed"
+        raise StoreOpenError(
+            f"the ipyask store at {location} is not an SQLite database or is damaged ({error}); "
+            "ipyask did not change it. Move it aside (ipyask then starts an empty store there) "
+            f"or {ELSEWHERE}."
+        ) from error
 
 
 class SQLiteStore(SQLStore):
