@@ -117,7 +117,8 @@ class Connection:
     def answer(
         self, request_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any]
     ) -> ClaimResult:
-        """Answer an open question of any process (first answer wins)."""
+        """Answer an open question of any process (first answer wins); ``BAD_ANSWER`` when the
+        answer does not fit the question (it stays open), as :meth:`UserQuestions.respond`."""
         return self.service.respond(self.store, request_id, answer)
 
     def cancel(self, request_id: str) -> ClaimResult:

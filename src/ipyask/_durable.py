@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from ._abort import AbortSignal
 from ._agents import Agent
+from ._answer_checks import check_batch
 from ._errors import UserQuestionError, restore_error
 from ._events import (
     QuestionAnsweredEvent,
@@ -363,17 +364,30 @@ class DurableAsks:
                 # A transport failure: the record stays open for a reconnecting answerer.
                 log.info("ipyask: durable question %s stays pending after %r", request_id, failure)
             return
-        self.respond(agent, request_id, answer)
+        # What the waterfall's answerers give is settled as given, as a non-durable ask's is.
+        self._answered(agent, request_id, answer)
 
     # -- claims -------------------------------------------------------------------------------
     def respond(
         self, target: Target, request_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any]
     ) -> ClaimResult:
+        """Claim the open record ``request_id`` with ``answer``, checked as ``answer()`` checks a
+        late reply: a batch that does not fit the record's questions raises ``BAD_ANSWER`` and
+        the record stays open."""
         batch = (
             answer
             if isinstance(answer, AskUserQuestionAnswer)
             else AskUserQuestionAnswer.model_validate(answer)
         )
+        record = self.book(target).get(request_id)
+        if record is not None and record.terminal is None:
+            questions = [AskUserQuestionItem.model_validate(q) for q in record.questions]
+            check_batch(questions, batch, record.call_id)
+        return self._answered(target, request_id, batch)
+
+    def _answered(
+        self, target: Target, request_id: str, batch: AskUserQuestionAnswer
+    ) -> ClaimResult:
         terminal = Terminal(outcome="answered", answer=batch.to_wire())
         return self._claim(target, request_id, terminal)
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ._abort import AbortController, AbortSignal
 from ._agents import Agent, AgentRegistry
+from ._answer_checks import check_batch
 from ._clock import Clock, LoopClock
 from ._durable import DurableAsks, Target
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
@@ -293,7 +294,9 @@ class UserQuestions:
 
         Returns ``False`` when the call is unknown, still open or settled. Raises
         ``REPLY_QUEUED`` while a reply for it waits, and ``BAD_ANSWER`` when the batch does not
-        name each question exactly once. Safe to call from any thread.
+        name each question exactly once or an item does not fit its question (a label not
+        offered; per field for a tool approval or a form: :class:`~ipyask.BadAnswerError`).
+        Safe to call from any thread.
         """
         self._assert_live_root(agent)
         batch = (
@@ -309,14 +312,7 @@ class UserQuestions:
                 return False
             if self._replies.waiting(session, call_id):
                 raise UserQuestionError.of("REPLY_QUEUED")
-            ids = {item.id for item in batch.answers}
-            expected = [question.id for question in row.questions]
-            if (
-                len(ids) != len(batch.answers)
-                or len(expected) != len(batch.answers)
-                or any(qid not in ids for qid in expected)
-            ):
-                raise UserQuestionError.bad_answer(call_id, len(expected))
+            check_batch(row.questions, batch, call_id)
             message = reply_message(row, batch)
             self._replies.reserve(session, call_id, message.id)
             try:
@@ -358,6 +354,11 @@ class UserQuestions:
         gets it), ``'already-resolved'`` (with the recorded outcome and answer) when the
         question was settled before, ``'not-pending'`` when ``target`` has no such question.
         ``target`` is an agent, a session, or a store (``None``: the service's store).
+
+        The answer is checked as :meth:`answer` checks a late reply: ``BAD_ANSWER`` (per field
+        for a tool approval or a form: :class:`~ipyask.BadAnswerError`) when it does not name
+        each question exactly once or an item does not fit its question; the question then
+        stays open.
         """
         return self._durable.respond(self._target(target), request_id, answer)
 

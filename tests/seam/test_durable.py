@@ -256,6 +256,31 @@ async def test_respond_is_an_idempotent_claim(svc, turn) -> None:
     assert len(question_events(turn)) == 2
 
 
+async def test_a_claim_the_agent_could_not_use_is_refused_and_the_record_stays_open(
+    svc, turn
+) -> None:
+    held = Held()
+    svc.on_request(held)
+    asking = asyncio.ensure_future(svc.ask(durable(turn)))
+    await drain()
+    request_id = held.requests[0].request_id
+    assert request_id is not None
+    with pytest.raises(ipyask.BadAnswerError) as caught:
+        svc.respond(turn, request_id, answer(("q1", ["Z"])))
+    assert caught.value.code == "BAD_ANSWER"
+    assert caught.value.field_errors == {"": "'Z' is not an option of question q1"}
+    with pytest.raises(UserQuestionError) as unknown:
+        svc.respond(turn, request_id, answer(("q9", ["A"])))
+    assert unknown.value.code == "BAD_ANSWER"
+    assert str(unknown.value) == (
+        "the answer batch for call-1 must name each of its 1 questions exactly once"
+    )
+    assert [record.id for record in svc.pending(turn)] == [request_id]
+    assert len(question_events(turn)) == 1 and not asking.done()
+    assert svc.respond(turn, request_id, answer(("q1", ["B"]))).status == "accepted"
+    assert await asking == answer(("q1", ["B"]))
+
+
 async def test_cancel_settles_the_asker_with_ask_cancelled(svc, turn) -> None:
     held = Held()
     svc.on_request(held)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ._migrations import SCHEMA_VERSION, StoreVersionError
+from ._migrations import SCHEMA_VERSION, StoreOpenError, StoreVersionError
 from ._postgres import PostgresStore
 from ._protocol import ChangeFeed, Store, StoredEvent
 from ._records import (
@@ -42,6 +42,7 @@ __all__ = [
     "QuestionRecord",
     "SQLiteStore",
     "Store",
+    "StoreOpenError",
     "StoreVersionError",
     "StoredEvent",
     "Terminal",
@@ -55,8 +56,11 @@ ENVIRONMENT_VARIABLE = "IPYASK_STORE"
 def open_store(location: str | os.PathLike[str] | None = None) -> Store:
     """Open (creating or migrating if needed) the store at ``location``.
 
-    Raises :class:`StoreVersionError` for a store written by a newer ipyask, and an
-    ``ImportError`` naming the ``postgres`` extra when a PostgreSQL URL is given without psycopg.
+    Raises :class:`StoreVersionError` for a store written by a newer ipyask and
+    :class:`StoreOpenError` for one that cannot be opened (not a store, damaged, another
+    application's, unreachable), each naming the location and what to do, with the store left as
+    it was; and an ``ImportError`` naming the ``postgres`` extra when a PostgreSQL URL is given
+    without psycopg.
     """
     if location is None:
         location = os.environ.get(ENVIRONMENT_VARIABLE) or DEFAULT_SQLITE_PATH

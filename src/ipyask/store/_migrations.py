@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["POSTGRES_STEPS", "SCHEMA_VERSION", "SQLITE_STEPS", "StoreVersionError", "check_version"]
+__all__ = [
+    "ELSEWHERE",
+    "POSTGRES_STEPS",
+    "SCHEMA_VERSION",
+    "SQLITE_STEPS",
+    "StoreOpenError",
+    "StoreVersionError",
+    "check_version",
+]
 
 SQLITE_STEPS: Final[list[list[str]]] = [
     # 1: session logs and question records
@@ -44,7 +52,18 @@ SCHEMA_VERSION: Final = len(SQLITE_STEPS)
 assert len(POSTGRES_STEPS) == SCHEMA_VERSION
 
 
-class StoreVersionError(RuntimeError):
+ELSEWHERE = "point $IPYASK_STORE (or the location you open) at another store"
+"""The way out every store that cannot be opened offers."""
+
+
+class StoreOpenError(RuntimeError):
+    """A store that cannot be opened as it is; the message names where it is and what to do.
+
+    Raised before anything is written to the store: a file or database refused is left as it was.
+    """
+
+
+class StoreVersionError(StoreOpenError):
     """The store was written by a newer ipyask: upgrade ipyask to open it."""
 
 
@@ -54,5 +73,5 @@ def check_version(found: int, location: str) -> None:
         raise StoreVersionError(
             f"the ipyask store at {location} has schema version {found}, written by a newer "
             f"ipyask; this ipyask reads schema versions up to {SCHEMA_VERSION}. Upgrade ipyask "
-            "(pip install -U ipyask) to open it; the store was not changed."
+            f"(pip install -U ipyask) to open it, or {ELSEWHERE}; the store was not changed."
         )

@@ -9,6 +9,7 @@ some sessions only wakes for theirs).
 
 from __future__ import annotations
 
+import re
 import selectors
 import socket
 import threading
@@ -17,7 +18,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ._migrations import POSTGRES_STEPS, SCHEMA_VERSION, check_version
+from ._migrations import ELSEWHERE, POSTGRES_STEPS, SCHEMA_VERSION, StoreOpenError, check_version
 from ._sql import SQLStore, queries
 
 if TYPE_CHECKING:
@@ -50,14 +51,28 @@ def import_psycopg() -> Any:
     return psycopg
 
 
+_URL_PASSWORD = re.compile(r"(://[^/@:]*:)(?P<password>[^/@]*)@")
+
+
 def _safe_location(conninfo: str) -> str:
     psycopg = import_psycopg()
     try:
         parts = psycopg.conninfo.conninfo_to_dict(conninfo)
     except psycopg.ProgrammingError:
-        return "<postgresql>"
+        return _URL_PASSWORD.sub(r"\1***@", conninfo)  # as given, without its password
     parts.pop("password", None)
     return "postgresql: " + " ".join(f"{key}={value}" for key, value in sorted(parts.items()))
+
+
+def _without_password(text: str, conninfo: str) -> str:
+    """``text`` (a driver's message) with the password of ``conninfo`` masked, if it is there."""
+    psycopg = import_psycopg()
+    try:
+        password = psycopg.conninfo.conninfo_to_dict(conninfo).get("password")
+    except psycopg.ProgrammingError:  # malformed: the URL's password is all there is to mask
+        match = _URL_PASSWORD.search(conninfo)
+        password = match.group("password") if match else None
+    return text.replace(password, "***") if password else text
 
 
 class PostgresStore(SQLStore):
@@ -76,7 +91,15 @@ class PostgresStore(SQLStore):
         self.conninfo = conninfo
         self._location = _safe_location(conninfo)
         self._lock = threading.RLock()
-        self._db: psycopg.Connection[Any] = pg.connect(conninfo, autocommit=True)
+        try:
+            self._db: psycopg.Connection[Any] = pg.connect(conninfo, autocommit=True)
+        except pg.Error as error:
+            reason = _without_password(str(error).strip(), conninfo)
+            raise StoreOpenError(
+                f"the ipyask store at {self._location} cannot be reached ({reason}): check that "
+                "the PostgreSQL server runs and that the URL names an existing database and a "
+                f"user allowed to connect to it, or {ELSEWHERE}."
+            ) from error
         try:
             self._migrate()
         except BaseException:
@@ -96,9 +119,21 @@ class PostgresStore(SQLStore):
         ).fetchone()
         return int(found[0]) if found else 0
 
+    def _stored_version(self) -> int:
+        """The schema version, read before any DDL; a table that does not say one is refused."""
+        try:
+            return self._version()
+        except (ValueError, self._pg.ProgrammingError, self._pg.DataError) as error:
+            raise StoreOpenError(
+                f"the ipyask store at {self.location} has an ipyask_meta table this ipyask "
+                f"cannot read ({str(error).strip()}); the database was not changed: {ELSEWHERE}, "
+                "or, after saving what they hold, rename its ipyask_* tables "
+                "(ALTER TABLE ... RENAME TO ...) so that ipyask starts a new store there."
+            ) from error
+
     def _migrate(self) -> None:
         with self._lock:
-            check_version(self._version(), self.location)
+            check_version(self._stored_version(), self.location)
             with self._db.transaction():
                 self._db.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
                 found = self._version()

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ._migrations import SCHEMA_VERSION, SQLITE_STEPS, check_version
+from ._migrations import ELSEWHERE, SCHEMA_VERSION, SQLITE_STEPS, StoreOpenError, check_version
 from ._sql import SQLStore, queries
 
 __all__ = ["DEFAULT_SQLITE_PATH", "SQLiteChangeFeed", "SQLiteStore"]
@@ -40,6 +40,75 @@ def _connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
+def _check_ours(location: str, version: int, tables: list[str]) -> None:
+    """Refuse a database another application keeps, and one a newer ipyask wrote."""
+    if not any(name.startswith("ipyask_") for name in tables) and (tables or version):
+        kept = ", ".join(sorted(tables)) or f"none, user_version {version}"
+        raise StoreOpenError(
+            f"the file at {location} is an SQLite database that is not an ipyask store (its "
+            f"tables: {kept}); ipyask does not write into it. Point $IPYASK_STORE (or the "
+            "location you open) at another file, or move this one aside."
+        )
+    check_version(version, location)
+
+
+def _read_checked(path: Path) -> sqlite3.Connection:
+    """A connection to ``path`` once its version and tables were read (reads only) and fit."""
+    db = _connect(path)
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        _check_ours(str(path), version, tables)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _open_unchanged(path: Path) -> sqlite3.Connection:
+    """A connection to the store file at ``path``, checked before anything writes to it.
+
+    A directory, a file SQLite cannot open or read, another application's database and a newer
+    ipyask's store are refused (:class:`StoreOpenError`) with the file as it was: the version
+    and the tables are read before any pragma or statement that writes (``journal_mode = WAL``
+    rewrites the header of a rollback-journal file).
+    """
+    location = str(path)
+    if path.is_dir():
+        raise StoreOpenError(
+            f"the ipyask store at {location} is a directory, not a store file: point "
+            "$IPYASK_STORE (or the location you open) at a file in it, e.g. "
+            f"{path / 'questions.sqlite3'}."
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        why = (
+            "a file is in its way"
+            if isinstance(error, (FileExistsError, NotADirectoryError))
+            else error.strerror or str(error)
+        )
+        raise StoreOpenError(
+            f"the ipyask store at {location} cannot be created: its folder {path.parent} "
+            f"cannot be made ({why}); {ELSEWHERE}."
+        ) from error
+    try:
+        return _read_checked(path)
+    except sqlite3.OperationalError as error:
+        if "unable to open" not in str(error):
+            raise  # a fault of the moment (busy, I/O), not of what the file is
+        raise StoreOpenError(
+            f"the ipyask store at {location} cannot be opened ({error}): check that it is a "
+            f"file this user may read and write, in a folder it may write, or {ELSEWHERE}."
+        ) from error
+    except sqlite3.DatabaseError as error:  # SQLite's "not a database" and "malformed"
+        raise StoreOpenError(
+            f"the ipyask store at {location} is not an SQLite database or is damaged ({error}); "
+            "ipyask did not change it. Move it aside (ipyask then starts an empty store there) "
+            f"or {ELSEWHERE}."
+        ) from error
+
+
 class SQLiteStore(SQLStore):
     """A :class:`~ipyask.store.Store` in one SQLite file (created with its folder if missing)."""
 
@@ -47,11 +116,10 @@ class SQLiteStore(SQLStore):
 
     def __init__(self, path: str | Path = DEFAULT_SQLITE_PATH) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._changed = threading.Condition()
         self._local_changes = 0
-        self._db = _connect(self.path)
+        self._db = _open_unchanged(self.path)
         try:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
@@ -67,7 +135,6 @@ class SQLiteStore(SQLStore):
 
     def _migrate(self) -> None:
         found = int(self._db.execute("PRAGMA user_version").fetchone()[0])
-        check_version(found, self.location)
         if found == SCHEMA_VERSION:
             return
         with self._write() as db:

@@ -1,0 +1,105 @@
+"""The one check of an answer batch against the questions it answers.
+
+``answer()`` (a late reply), a claim on a durable record (``respond``) and the panel (a card's
+answer) all refuse a batch with :func:`batch_problem`: a batch the agent could not use is never
+recorded or delivered, and the question stays answerable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ._decisions import BadAnswerError, answer_errors
+from ._errors import UserQuestionError
+from ._vocabulary import (
+    ApprovalIntent,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    FormIntent,
+    PlanReviewIntent,
+    ToolApprovalIntent,
+)
+
+__all__ = ["BatchProblem", "batch_problem", "check_batch"]
+
+
+@dataclass(frozen=True)
+class BatchProblem:
+    """Why a batch cannot answer its questions; ``fields`` says, per field of question
+    ``question_id`` (``""`` for its whole answer), what is wrong, for a card to show."""
+
+    message: str
+    question_id: str | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+
+    def error(self) -> UserQuestionError:
+        """``BAD_ANSWER``: per field of the question at fault when there is one
+        (:class:`~ipyask.BadAnswerError`), else for the whole batch."""
+        if self.question_id is None:
+            return UserQuestionError(self.message, "BAD_ANSWER")
+        return BadAnswerError(self.question_id, self.fields or {"": self.message})
+
+
+def _item_problem(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem) -> str | None:
+    selected, custom = item.selected, item.custom
+    offered = [option.label for option in question.options or []]
+    for label in selected:
+        if label not in offered:
+            return f"{label!r} is not an option of question {question.id}"
+    if len(set(selected)) != len(selected):
+        return f"question {question.id} has a label selected twice"
+    # A tool approval's or form's chosen label carries its text (checked by answer_errors); a
+    # plan review's decline carries what the person wants changed (ipyask's choice).
+    intent = question.intent
+    rich = isinstance(intent, (ToolApprovalIntent, FormIntent))
+    if isinstance(intent, PlanReviewIntent) and selected and selected[0] != intent.approve:
+        rich = True
+    if not question.multi_select:
+        if len(selected) > 1:
+            return f"question {question.id} takes one option, not {len(selected)}"
+        if selected and custom is not None and not rich:
+            return f"question {question.id} is single-select: free text replaces the option"
+    if isinstance(intent, ApprovalIntent) and (custom is not None or len(selected) != 1):
+        # ask() lets an approval only be asked alone, untimed, single-select and with its
+        # actions exactly the options: its card offers those actions and nothing else.
+        return "an approval is answered with exactly one of its actions and no free text"
+    return None
+
+
+def batch_problem(
+    questions: Sequence[AskUserQuestionItem], answer: AskUserQuestionAnswer, call_id: str
+) -> BatchProblem | None:
+    """Why ``answer`` cannot answer ``questions`` (of the call ``call_id``), or ``None``.
+
+    The batch names each question exactly once (in any order); selected labels must be offered
+    options (free text travels in ``custom``); a single-select item picks at most one option and
+    never both an option and free text (except a tool approval's or form's label, whose text is
+    its payload, and a plan review's decline, whose text says what to change); an approval takes
+    exactly one of its actions and no text. A tool approval's and a form's item must be an
+    offered decision whose arguments or values fit the schema (:func:`ipyask.host.answer_errors`),
+    reported per field.
+    """
+    by_id = {item.id: item for item in answer.answers}
+    if len(by_id) != len(answer.answers) or sorted(by_id) != sorted(q.id for q in questions):
+        return BatchProblem(UserQuestionError.bad_answer(call_id, len(questions)).message)
+    for question in questions:
+        item = by_id[question.id]
+        problem = _item_problem(question, item)
+        if problem is not None:
+            return BatchProblem(problem, question.id)
+        fields = answer_errors(question, item)
+        if fields:
+            shown = "; ".join(f"{name}: {text}" if name else text for name, text in fields.items())
+            return BatchProblem(f"question {question.id}: {shown}", question.id, fields)
+    return None
+
+
+def check_batch(
+    questions: Sequence[AskUserQuestionItem], answer: AskUserQuestionAnswer, call_id: str
+) -> None:
+    """Raise ``BAD_ANSWER`` (:meth:`BatchProblem.error`) when :func:`batch_problem` finds one."""
+    problem = batch_problem(questions, answer, call_id)
+    if problem is not None:
+        raise problem.error()
