@@ -103,30 +103,106 @@ def test_take_time_tells_the_kernel_and_a_held_card_waits_in_every_view(wpage) -
     assert len(wpage.sent("hold")) == 1  # the held card needs no second hold
 
 
-def test_a_send_with_no_reply_is_reported_and_rearms_the_card(wpage) -> None:
-    wpage.mount(QuestionWidget(cards=[long_list("g")]), clock=True)
+QUEUED = "The kernel is busy; your answer is delivered when it is free."
+
+_KERNEL_RESTARTED = """() => {
+  for (const v of window.__views) v.el.classList.add('jupyter-widgets-disconnected');
+  window.__model.fire('comm_live_update');
+}"""
+
+
+def test_an_answer_the_kernel_has_not_replied_to_stays_locked_and_says_it_is_queued(
+    wpage,
+) -> None:
+    """A comm message sent to a busy kernel waits in its queue: the card never offers a second
+    decision while the first can still arrive, and shows the one the kernel recorded."""
+    widget = QuestionWidget(cards=[approval("a1")])
+    wpage.mount(widget, clock=True)
+    card = wpage.card("a1")
+    reject = card.get_by_role("button", name="Reject")
+    card.get_by_role("button", name="Run once").click()
+    expect(card.get_by_role("button", name="Submitting…")).to_be_disabled()
+    expect(reject).to_be_disabled()  # the pressed button says Submitting…, never another one
+    wpage.page.clock.run_for(1_600)
+    feedback = card.locator("[data-role=feedback]")
+    expect(feedback).to_have_text(QUEUED)
+    expect(feedback).to_have_attribute("role", "status")
+    expect(wpage.page.locator("[data-role=arrivals]")).to_have_text(QUEUED)  # said politely
+    wpage.page.clock.run_for(60_000)  # a long cell: still queued, still locked
+    expect(feedback).to_have_text(QUEUED)
+    expect(card).to_have_attribute("aria-busy", "")
+    for control in card.get_by_role("button").all():
+        expect(control).to_be_disabled()
+    card.focus()
+    wpage.page.keyboard.press("Escape")  # the approval's reject key does nothing either
+    reject.click(force=True)
+    assert wpage.answers() == [{"answers": [{"id": "perm", "selected": ["allow"]}]}]
+    wpage.set_language("zh")
+    expect(feedback).to_have_text("内核正忙；它空闲后就会收到你的回答。")
+    wpage.set_language("en")
+    # The kernel is free: it handles the queued answer and the card says what it recorded.
+    widget.update_card("a1", status="answered", answer=wpage.answers()[0])
+    wpage.set_state(widget)
+    expect(card.locator(".ipyask-summary__line")).to_have_text(
+        "Run once · the agent received “allow”"
+    )
+    expect(card).not_to_have_attribute("aria-busy", "")
+
+
+def test_an_answer_queued_when_the_kernel_restarts_is_reported_lost(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[long_list("g"), generic("idle")]), clock=True)
     card = wpage.card("g")
     card.get_by_role("radio", name="Region 02").click()
     card.get_by_role("button", name="Submit").click()
-    expect(card.get_by_role("button", name="Submitting…")).to_be_disabled()
-    wpage.page.clock.run_for(5_100)  # the kernel never answers
-    expect(card.get_by_role("status")).to_have_text(
-        "No reply from the kernel yet: it may be busy or restarted. You can try again."
+    wpage.page.clock.run_for(2_000)
+    expect(card.locator("[data-role=feedback]")).to_have_text(QUEUED)
+    wpage.page.evaluate(_KERNEL_RESTARTED)
+    wpage.page.clock.run_for(10)  # the view reads the disconnected mark after a zero timeout
+    expect(card.locator(".ipyask-notice")).to_have_text(
+        "The kernel restarted before it confirmed your answer; this question is no longer live."
     )
-    expect(card.get_by_role("button", name="Submit")).to_be_enabled()
-    card.get_by_role("button", name="Submit").click()
-    assert len(wpage.sent("answer")) == 2
+    expect(card).not_to_have_attribute("aria-busy", "")
+    expect(card.get_by_role("button", name="Submit")).to_have_count(0)
+    # A card that sent nothing says only that its kernel is gone.
+    expect(wpage.card("idle").locator(".ipyask-notice")).to_have_text(
+        "The kernel restarted — this question is no longer live."
+    )
+
+
+def test_a_refused_answer_to_a_card_settled_elsewhere_stays_locked_until_the_state_says_how(
+    wpage,
+) -> None:
+    widget = QuestionWidget(cards=[approval("a1")])
+    wpage.mount(widget, clock=True)
+    card = wpage.card("a1")
+    card.get_by_role("button", name="Reject").click()
+    # Another view's Run once reached the kernel first; its state is a moment behind the error.
+    wpage.emit(
+        {
+            "kind": "error",
+            "protocolVersion": 2,
+            "code": "ALREADY_ANSWERED",
+            "message": "this question was already answered",
+            "key": "a1",
+        }
+    )
+    expect(card.locator("[data-role=feedback]")).to_have_text(
+        "This question was already answered, here or in another view."
+    )
+    for control in card.get_by_role("button").all():
+        expect(control).to_be_disabled()
+    answer = {"answers": [{"id": "perm", "selected": ["allow"]}]}
+    widget.update_card("a1", status="answered", answer=answer)
+    wpage.set_state(widget)
+    expect(card.locator(".ipyask-summary__line")).to_have_text(
+        "Run once · the agent received “allow”"
+    )
 
 
 def test_a_card_whose_kernel_is_gone_says_so(wpage) -> None:
     wpage.mount(QuestionWidget(cards=[long_list("g"), timed("t1")]))
     # What ipywidgets' manager does on a kernel restart: mark the view, say comm_live changed.
-    wpage.page.evaluate(
-        """() => {
-          for (const v of window.__views) v.el.classList.add('jupyter-widgets-disconnected');
-          window.__model.fire('comm_live_update');
-        }"""
-    )
+    wpage.page.evaluate(_KERNEL_RESTARTED)
     for key in ("g", "t1"):
         card = wpage.card(key)
         expect(card.locator(".ipyask-notice")).to_have_text(

@@ -211,7 +211,7 @@ export class Hub {
       const refusal = refusalOf(message);
       for (const view of this.views) {
         if (typeof viewId === "string" && viewId !== view.id) continue;
-        view.onError(typeof key === "string" ? key : null, errorText(code, message.message, view.lang), refusal);
+        view.onError(typeof key === "string" ? key : null, errorText(code, message.message, view.lang), refusal, code);
       }
     }
   }

@@ -112,7 +112,8 @@ export const STRINGS = {
     kernelGone: "The kernel restarted — this question is no longer live.",
     noLongerLive: "No longer live",
     sendFailed: "Could not reach the kernel. Is it still running? Try again.",
-    noReply: "No reply from the kernel yet: it may be busy or restarted. You can try again.",
+    queued: "The kernel is busy; your answer is delivered when it is free.",
+    answerLost: "The kernel restarted before it confirmed your answer; this question is no longer live.",
   },
   zh: {
     countdown: "{seconds} 秒后继续工作",
@@ -221,7 +222,8 @@ export const STRINGS = {
     kernelGone: "内核已重启，这个问题已失效。",
     noLongerLive: "已失效",
     sendFailed: "无法连接内核。它还在运行吗？请再试一次。",
-    noReply: "内核还没有回应：它可能正忙或已重启。你可以再试一次。",
+    queued: "内核正忙；它空闲后就会收到你的回答。",
+    answerLost: "内核在确认你的回答之前已重启，这个问题已失效。",
   },
 };
 

@@ -364,11 +364,21 @@ export class View {
     this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text), close));
   }
 
+  /**
+   * Say `text` through the view's polite live region (a card's own lines are rebuilt on each
+   * render, which screen readers do not reliably announce).
+   * @param {string} text
+   */
+  announce(text) {
+    this.arrivals.region.textContent = text;
+  }
+
   /** @param {boolean} disconnected */
   setDisconnected(disconnected) {
     if (this.disconnected === disconnected) return;
     this.disconnected = disconnected;
     for (const card of this.cards.values()) {
+      if (disconnected) card.kernelLost();
       card.render();
       this.updateClaim(card);
     }
@@ -390,10 +400,11 @@ export class View {
    * @param {string | null} key
    * @param {string} text
    * @param {Refusal | null} [refusal]
+   * @param {string} [code] the kernel's error code
    */
-  onError(key, text, refusal = null) {
+  onError(key, text, refusal = null, code = "") {
     const card = key === null ? undefined : this.render(key);
-    if (card) card.showError(text, refusal);
+    if (card) card.showError(text, refusal, code);
     else this.showBanner(text);
   }
 

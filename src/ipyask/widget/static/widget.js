@@ -162,7 +162,8 @@ var STRINGS = {
     kernelGone: "The kernel restarted — this question is no longer live.",
     noLongerLive: "No longer live",
     sendFailed: "Could not reach the kernel. Is it still running? Try again.",
-    noReply: "No reply from the kernel yet: it may be busy or restarted. You can try again."
+    queued: "The kernel is busy; your answer is delivered when it is free.",
+    answerLost: "The kernel restarted before it confirmed your answer; this question is no longer live."
   },
   zh: {
     countdown: "{seconds} 秒后继续工作",
@@ -271,7 +272,8 @@ var STRINGS = {
     kernelGone: "内核已重启，这个问题已失效。",
     noLongerLive: "已失效",
     sendFailed: "无法连接内核。它还在运行吗？请再试一次。",
-    noReply: "内核还没有回应：它可能正忙或已重启。你可以再试一次。"
+    queued: "内核正忙；它空闲后就会收到你的回答。",
+    answerLost: "内核在确认你的回答之前已重启，这个问题已失效。"
   }
 };
 function fill(template, values) {
@@ -530,7 +532,7 @@ var Hub = class {
       const refusal = refusalOf(message);
       for (const view of this.views) {
         if (typeof viewId === "string" && viewId !== view.id) continue;
-        view.onError(typeof key3 === "string" ? key3 : null, errorText(code, message.message, view.lang), refusal);
+        view.onError(typeof key3 === "string" ? key3 : null, errorText(code, message.message, view.lang), refusal, code);
       }
     }
   }
@@ -918,14 +920,19 @@ function header(controller, parts) {
   );
 }
 function notice(controller) {
-  const text2 = controller.dead ? controller.t.kernelGone : noticeText(controller.card, controller.view.lang);
+  const t = controller.t;
+  const text2 = controller.dead ? controller.lost ? t.answerLost : t.kernelGone : noticeText(controller.card, controller.view.lang);
   return text2 ? h("p", { class: "ipyask-notice" }, text2) : null;
 }
 function feedbackLine(controller) {
-  const feedback = controller.feedback;
+  const feedback = controller.queued ? { text: controller.t.queued, error: false } : controller.feedback;
   return h(
     "p",
-    { class: `ipyask-feedback${feedback?.error ? " ipyask-feedback--error" : ""}`, role: "status", "data-role": "feedback" },
+    {
+      class: `ipyask-feedback${feedback?.error ? " ipyask-feedback--error" : ""}${controller.queued ? " ipyask-feedback--queued" : ""}`,
+      role: "status",
+      "data-role": "feedback"
+    },
     feedback?.text ?? ""
   );
 }
@@ -985,10 +992,11 @@ function build(c) {
   const eyebrow = [h("span", { class: "ipyask-dot", "aria-hidden": "true" }), t.waitingApproval];
   const head = header(c, { eyebrow, title: question, subject });
   const details = typeof detail === "string" && detail.trim() ? h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details", "data-scroll": "details" }, markdownBlock(detail)) : null;
-  const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", t.reject));
-  if (approval2.always) buttons.append(button(c, "always", t.alwaysAllow));
+  const label = (action, text2) => c.busy && c.pressed === action ? t.submitting : text2;
+  const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", label("reject", t.reject)));
+  if (approval2.always) buttons.append(button(c, "always", label("always", t.alwaysAllow)));
   buttons.append(
-    button(c, "approve", c.busy ? t.submitting : localized(approval2.approveLabel, locale) ?? t.allowOnce, {
+    button(c, "approve", label("approve", localized(approval2.approveLabel, locale) ?? t.allowOnce), {
       primary: true,
       disabled: !c.canSubmit()
     })
@@ -999,7 +1007,9 @@ function answerWith(c, action, question) {
   const p = c.presentation;
   if (p.kind !== "approval") return;
   const label = action === "approve" ? p.approve : action === "reject" ? p.reject : action === "always" ? p.always ?? null : null;
-  if (label !== null && c.canSubmit()) c.sendAnswer([{ id: question.id, selected: [label] }]);
+  if (label === null || c.busy || !c.canSubmit()) return;
+  c.pressed = action;
+  c.sendAnswer([{ id: question.id, selected: [label] }]);
 }
 
 // src/ipyask/widget/js/card/drafts.js
@@ -2471,7 +2481,8 @@ function onKeyDown(controller, event) {
 }
 
 // src/ipyask/widget/js/card/controller.js
-var REPLY_MS = 5e3;
+var QUEUED_MS = 1500;
+var SETTLED_CODES = /* @__PURE__ */ new Set(["ALREADY_ANSWERED", "NOT_PENDING", "NOT_ANSWERABLE"]);
 var PRESENTERS = /* @__PURE__ */ new Map([
   ["generic", generic],
   ["plan-review", planReview],
@@ -2496,6 +2507,9 @@ var CardController = class {
     this.expanded = false;
     this.hidden = false;
     this.busy = false;
+    this.queued = false;
+    this.lost = false;
+    this.pressed = "";
     this.replyTimer = void 0;
     this.requestingChanges = false;
     this.confirmingCancel = false;
@@ -2573,13 +2587,13 @@ var CardController = class {
     if (previous && previous.status !== card.status) {
       this.countdown.timedOut = false;
       if (!this.answerable) {
-        this.busy = false;
+        this.replied();
         this.feedback = null;
         this.confirmingCancel = false;
         this.requestingChanges = false;
       }
     } else if (previous && previous.notice !== card.notice) {
-      this.busy = false;
+      this.replied();
     }
     const { frame: _frame, ...rest } = card;
     const shape = JSON.stringify(rest);
@@ -2657,29 +2671,51 @@ var CardController = class {
     this.send("answer", { answer: { answers } });
   }
   /**
-   * Send `kind` about this card and wait for the kernel: a send that fails, or gets no reply
-   * (a card change or an error) within REPLY_MS, is reported on the card and re-arms it.
+   * Send `kind` about this card and wait for the kernel's reply (a card change or an error): a
+   * send that fails re-arms the card at once; one that gets no reply within QUEUED_MS stays locked
+   * and says it is queued, since the kernel handles it once free. Only a kernel restart re-arms it
+   * (`kernelLost`).
    * @param {string} kind
    * @param {Record<string, unknown>} fields
    */
   send(kind, fields) {
     this.feedback = null;
     this.refusal = null;
+    this.lost = false;
     if (!this.view.send(kind, { key: this.card.key, ...fields })) {
       this.feedback = { text: this.t.sendFailed, error: true };
       this.render();
       return;
     }
     this.busy = true;
+    this.queued = false;
     clearTimeout(this.replyTimer);
-    this.replyTimer = setTimeout(() => this.noReply(), REPLY_MS);
+    this.replyTimer = setTimeout(() => this.showQueued(), QUEUED_MS);
     this.render();
   }
-  noReply() {
-    if (!this.busy) return;
-    this.busy = false;
-    this.feedback = { text: this.t.noReply, error: true };
+  /** No reply yet: what was sent waits in the kernel's queue; say so, stay locked. */
+  showQueued() {
+    if (!this.busy || this.queued || this.view.disconnected) return;
+    this.queued = true;
+    this.feedback = null;
     this.render();
+    this.view.announce(this.t.queued);
+  }
+  /** The kernel replied to what the card sent: the controls are re-armed. */
+  replied() {
+    clearTimeout(this.replyTimer);
+    this.busy = false;
+    this.queued = false;
+  }
+  /**
+   * The kernel restarted (or the model lost its comm): a message still waiting for its reply may
+   * never have arrived, and the new kernel knows none of this card. Unlock, and say so.
+   */
+  kernelLost() {
+    if (!this.busy) return;
+    this.replied();
+    this.lost = true;
+    this.feedback = null;
   }
   takeTime() {
     this.countdown.held = "waiting";
@@ -2732,13 +2768,21 @@ var CardController = class {
   /**
    * @param {string} text
    * @param {Refusal | null} [refusal]
+   * @param {string} [code] the kernel's error code
    */
-  showError(text2, refusal = null) {
+  showError(text2, refusal = null, code = "") {
     if (!this.answerable) {
       this.view.showBanner(text2);
       return;
     }
-    this.busy = false;
+    if (this.busy && SETTLED_CODES.has(code)) {
+      clearTimeout(this.replyTimer);
+      this.queued = false;
+      this.feedback = { text: text2, error: true };
+      this.render();
+      return;
+    }
+    this.replied();
     this.refusal = refusal;
     this.feedback = { text: text2, error: true };
     this.render();
@@ -3124,11 +3168,20 @@ var View = class {
     close.addEventListener("click", () => this.banner.replaceChildren());
     this.banner.replaceChildren(h("div", { class: "ipyask-banner__body" }, h("span", {}, text2), close));
   }
+  /**
+   * Say `text` through the view's polite live region (a card's own lines are rebuilt on each
+   * render, which screen readers do not reliably announce).
+   * @param {string} text
+   */
+  announce(text2) {
+    this.arrivals.region.textContent = text2;
+  }
   /** @param {boolean} disconnected */
   setDisconnected(disconnected) {
     if (this.disconnected === disconnected) return;
     this.disconnected = disconnected;
     for (const card of this.cards.values()) {
+      if (disconnected) card.kernelLost();
       card.render();
       this.updateClaim(card);
     }
@@ -3147,10 +3200,11 @@ var View = class {
    * @param {string | null} key
    * @param {string} text
    * @param {Refusal | null} [refusal]
+   * @param {string} [code] the kernel's error code
    */
-  onError(key3, text2, refusal = null) {
+  onError(key3, text2, refusal = null, code = "") {
     const card = key3 === null ? void 0 : this.render(key3);
-    if (card) card.showError(text2, refusal);
+    if (card) card.showError(text2, refusal, code);
     else this.showBanner(text2);
   }
   tick() {

@@ -33,8 +33,15 @@ import { cancelConfirm } from "./parts.js";
  *   in place of the shared ones (card/keyboard.js)
  */
 
-/** How long a card waits for the kernel's reply to what it sent before saying there is none. */
-const REPLY_MS = 5000;
+/**
+ * How long a card waits for the kernel's reply before saying that what it sent waits in the
+ * kernel's queue. A comm message sent to a busy kernel is queued, not lost: it is handled when the
+ * kernel is free, so the card stays locked until the kernel replies or provably lost it.
+ */
+const QUEUED_MS = 1500;
+
+/** Refusals that mean the kernel already settled the card: its state, on its way, says how. */
+const SETTLED_CODES = new Set(["ALREADY_ANSWERED", "NOT_PENDING", "NOT_ANSWERABLE"]);
 
 /** @type {Map<string, Presenter>} by rendered kind; an unknown kind renders as generic */
 const PRESENTERS = new Map([
@@ -63,7 +70,14 @@ export class CardController {
     this.collapsed = false;
     this.expanded = false;
     this.hidden = false;
+    /** what the card sent waits for the kernel's reply: every control is locked */
     this.busy = false;
+    /** busy, and no reply came within QUEUED_MS: the message waits in the kernel's queue */
+    this.queued = false;
+    /** busy when the kernel restarted: what was sent may never have arrived */
+    this.lost = false;
+    /** the control whose message the card waits on (e.g. an approval's reject) */
+    this.pressed = "";
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.replyTimer = undefined;
     /** a plan review's decline was pressed: the person says what to change before it is sent */
@@ -154,7 +168,7 @@ export class CardController {
     if (previous && previous.status !== card.status) {
       this.countdown.timedOut = false;
       if (!this.answerable) {
-        this.busy = false;
+        this.replied();
         this.feedback = null;
         this.confirmingCancel = false;
         this.requestingChanges = false;
@@ -162,7 +176,7 @@ export class CardController {
     } else if (previous && previous.notice !== card.notice) {
       // The kernel acknowledged a late answer ("Answer sent") or reopened the card after the
       // queued reply was discarded: either way the submission is over, so re-arm the controls.
-      this.busy = false;
+      this.replied();
     }
     const { frame: _frame, ...rest } = card;
     const shape = JSON.stringify(rest);
@@ -249,30 +263,54 @@ export class CardController {
   }
 
   /**
-   * Send `kind` about this card and wait for the kernel: a send that fails, or gets no reply
-   * (a card change or an error) within REPLY_MS, is reported on the card and re-arms it.
+   * Send `kind` about this card and wait for the kernel's reply (a card change or an error): a
+   * send that fails re-arms the card at once; one that gets no reply within QUEUED_MS stays locked
+   * and says it is queued, since the kernel handles it once free. Only a kernel restart re-arms it
+   * (`kernelLost`).
    * @param {string} kind
    * @param {Record<string, unknown>} fields
    */
   send(kind, fields) {
     this.feedback = null;
     this.refusal = null;
+    this.lost = false;
     if (!this.view.send(kind, { key: this.card.key, ...fields })) {
       this.feedback = { text: this.t.sendFailed, error: true };
       this.render();
       return;
     }
     this.busy = true;
+    this.queued = false;
     clearTimeout(this.replyTimer);
-    this.replyTimer = setTimeout(() => this.noReply(), REPLY_MS);
+    this.replyTimer = setTimeout(() => this.showQueued(), QUEUED_MS);
     this.render();
   }
 
-  noReply() {
-    if (!this.busy) return;
-    this.busy = false;
-    this.feedback = { text: this.t.noReply, error: true };
+  /** No reply yet: what was sent waits in the kernel's queue; say so, stay locked. */
+  showQueued() {
+    if (!this.busy || this.queued || this.view.disconnected) return;
+    this.queued = true;
+    this.feedback = null; // the line says it is queued, in the view's language (card/parts.js)
     this.render();
+    this.view.announce(this.t.queued);
+  }
+
+  /** The kernel replied to what the card sent: the controls are re-armed. */
+  replied() {
+    clearTimeout(this.replyTimer);
+    this.busy = false;
+    this.queued = false;
+  }
+
+  /**
+   * The kernel restarted (or the model lost its comm): a message still waiting for its reply may
+   * never have arrived, and the new kernel knows none of this card. Unlock, and say so.
+   */
+  kernelLost() {
+    if (!this.busy) return;
+    this.replied();
+    this.lost = true;
+    this.feedback = null;
   }
 
   takeTime() {
@@ -332,13 +370,23 @@ export class CardController {
   /**
    * @param {string} text
    * @param {Refusal | null} [refusal]
+   * @param {string} [code] the kernel's error code
    */
-  showError(text, refusal = null) {
+  showError(text, refusal = null, code = "") {
     if (!this.answerable) {
       this.view.showBanner(text);
       return;
     }
-    this.busy = false;
+    if (this.busy && SETTLED_CODES.has(code)) {
+      // The kernel settled the card before this answer arrived: stay locked until its state
+      // shows the decision it recorded, never offer a second one meanwhile.
+      clearTimeout(this.replyTimer);
+      this.queued = false;
+      this.feedback = { text, error: true };
+      this.render();
+      return;
+    }
+    this.replied();
     this.refusal = refusal;
     this.feedback = { text, error: true };
     this.render();

@@ -58,16 +58,21 @@ export function header(controller, parts) {
 
 /** @param {CardController} controller */
 export function notice(controller) {
-  const text = controller.dead ? controller.t.kernelGone : noticeText(controller.card, controller.view.lang);
+  const t = controller.t;
+  const text = controller.dead ? (controller.lost ? t.answerLost : t.kernelGone) : noticeText(controller.card, controller.view.lang);
   return text ? h("p", { class: "ipyask-notice" }, text) : null;
 }
 
 /** @param {CardController} controller */
 export function feedbackLine(controller) {
-  const feedback = controller.feedback;
+  const feedback = controller.queued ? { text: controller.t.queued, error: false } : controller.feedback;
   return h(
     "p",
-    { class: `ipyask-feedback${feedback?.error ? " ipyask-feedback--error" : ""}`, role: "status", "data-role": "feedback" },
+    {
+      class: `ipyask-feedback${feedback?.error ? " ipyask-feedback--error" : ""}${controller.queued ? " ipyask-feedback--queued" : ""}`,
+      role: "status",
+      "data-role": "feedback",
+    },
     feedback?.text ?? "",
   );
 }

@@ -48,10 +48,12 @@ function build(c) {
     typeof detail === "string" && detail.trim()
       ? h("div", { class: "ipyask-approval-detail", role: "group", tabindex: "0", "aria-label": t.approvalDetails, "data-focus": "details", "data-scroll": "details" }, markdownBlock(detail))
       : null;
-  const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", t.reject));
-  if (approval.always) buttons.append(button(c, "always", t.alwaysAllow));
+  // While an answer waits for the kernel, the button that sent it says so: never another one.
+  const label = (/** @type {string} */ action, /** @type {string} */ text) => (c.busy && c.pressed === action ? t.submitting : text);
+  const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", label("reject", t.reject)));
+  if (approval.always) buttons.append(button(c, "always", label("always", t.alwaysAllow)));
   buttons.append(
-    button(c, "approve", c.busy ? t.submitting : localized(approval.approveLabel, locale) ?? t.allowOnce, {
+    button(c, "approve", label("approve", localized(approval.approveLabel, locale) ?? t.allowOnce), {
       primary: true,
       disabled: !c.canSubmit(),
     }),
@@ -69,5 +71,7 @@ export function answerWith(c, action, question) {
   const p = c.presentation;
   if (p.kind !== "approval") return;
   const label = action === "approve" ? p.approve : action === "reject" ? p.reject : action === "always" ? p.always ?? null : null;
-  if (label !== null && c.canSubmit()) c.sendAnswer([{ id: question.id, selected: [label] }]);
+  if (label === null || c.busy || !c.canSubmit()) return;
+  c.pressed = action;
+  c.sendAnswer([{ id: question.id, selected: [label] }]);
 }
