@@ -267,6 +267,14 @@ def test_the_correct_the_fields_line_goes_once_the_own_checks_pass(wpage) -> Non
     expect(feedback).to_have_text("")
 
 
+def test_the_pressed_action_says_submitting_never_another_one(wpage) -> None:
+    _mount(wpage)
+    card = wpage.card("form1")
+    card.get_by_role("button", name="Decline").click()  # the kernel has not replied yet
+    expect(card.locator(".ipyask-foot button")).to_have_text(["Cancel", "Submitting…", "Submit"])
+    expect(card.get_by_role("button", name="Submit")).to_be_disabled()
+
+
 def test_keyboard_only(wpage) -> None:
     _mount(wpage, form_card("f1", schema=SMALL_SCHEMA), form_card("f2", schema=SMALL_SCHEMA))
     page = wpage.page

@@ -70,9 +70,11 @@ function build(c) {
   const keys = Object.keys(refused);
   if (keys.length > 0 && keys.every((name) => names.includes(name))) feedback.textContent = t.fixFields;
   const buttons = h("div", { class: "ipyask-buttons" });
-  if (p.cancel) buttons.append(button(c, "form-cancel", wordFor(t, "cancel", p.cancel)));
-  if (p.decline) buttons.append(button(c, "form-decline", wordFor(t, "decline", p.decline)));
-  buttons.append(button(c, "form-accept", c.busy ? t.submitting : wordFor(t, "accept", p.accept), { primary: true, disabled: !c.canSubmit() }));
+  // While an answer waits for the kernel, the button that sent it says so: never another one.
+  const label = (/** @type {string} */ action, /** @type {string} */ text) => (c.busy && c.pressed === action ? t.submitting : text);
+  if (p.cancel) buttons.append(button(c, "form-cancel", label("form-cancel", wordFor(t, "cancel", p.cancel))));
+  if (p.decline) buttons.append(button(c, "form-decline", label("form-decline", wordFor(t, "decline", p.decline))));
+  buttons.append(button(c, "form-accept", label("form-accept", wordFor(t, "accept", p.accept)), { primary: true, disabled: !c.canSubmit() }));
   return [head, notice(c), c.collapsed ? null : body, h("div", { class: "ipyask-foot" }, feedback, buttons)].filter(isNode);
 }
 
@@ -83,6 +85,8 @@ function build(c) {
 function act(c, action) {
   const p = presentation(c);
   const id = c.card.questions[0].id;
+  if (c.busy) return;
+  c.pressed = action;
   if (action === "form-accept") submit(c);
   else if (action === "form-decline" && p.decline) c.sendAnswer([{ id, selected: [p.decline] }]);
   else if (action === "form-cancel" && p.cancel) c.sendAnswer([{ id, selected: [p.cancel] }]);
