@@ -69,6 +69,8 @@ NoticeCode = Literal[
     "closed-unanswered",
     "cancelled",
     "reply-queued",
+    "reply-kept",
+    "reply-awaits-reask",
     "late-reply-impossible",
     "no-longer-answerable",
     "asked-earlier",
