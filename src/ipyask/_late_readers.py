@@ -106,6 +106,13 @@ class ReaderBook:
         with self._lock:
             self._sessions.setdefault(session, _Readers()).kept.add(call_id)
 
+    def unkeep(self, session: Session, call_id: str) -> None:
+        """``call_id`` (asked again under the same id) took a reply that a reader will read."""
+        with self._lock:
+            readers = self._sessions.get(session)
+            if readers is not None:
+                readers.kept.discard(call_id)
+
     def kept(self, session: Session, call_id: str) -> bool:
         """Whether ``call_id``'s late reply was kept rather than read."""
         with self._lock:

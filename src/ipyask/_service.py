@@ -329,6 +329,7 @@ class UserQuestions:
                 self._readers.keep(session, call_id)  # before the event: its views ask
                 session.append(message.to_event())
             else:
+                self._readers.unkeep(session, call_id)
                 self._replies.reserve(session, call_id, message.id)
                 try:
                     session.steer(message)

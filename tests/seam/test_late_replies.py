@@ -332,3 +332,14 @@ async def test_collect_reply_waits_for_the_answer_then_times_out(svc, agent, clo
     with pytest.raises(UserQuestionError) as caught:
         await svc.collect_reply(agent, "c2", 0)
     assert caught.value.code == "BAD_TIMEOUT"
+
+
+def test_a_call_asked_again_under_its_id_is_not_reported_kept_twice(svc, agent) -> None:
+    continued(agent)
+    svc.reading(agent).close()
+    svc.answer(agent, "c1", BATCH)
+    assert svc.reply_kept(agent, "c1") is True
+    continued(agent)  # the same call id, asked again and continued again
+    with svc.reading(agent):
+        svc.answer(agent, "c1", BATCH)
+        assert svc.reply_kept(agent, "c1") is False  # this reply waits for the loop

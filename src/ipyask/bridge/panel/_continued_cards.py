@@ -84,7 +84,8 @@ class ContinuedCards:
         if not self._service.answer(agent, call_id, answer):
             self.refresh()
             return False
-        if key in self._cards:  # not kept (a kept answer settles the card at once)
+        # A kept answer is in the log already: the projection settles the card (refresh).
+        if key in self._cards and not self._service.reply_kept(agent, call_id):
             self._widget.update_card(key, **self._sent_notice(agent, call_id).card_fields())
         return True
 
