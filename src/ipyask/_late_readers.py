@@ -7,12 +7,15 @@ loop's next step (``"next-step"``) or when the caller asks the call again (``"re
 client collects it). Once every declared reader of a session has ended, nobody will read a reply:
 one left unread then, and any later one, is *kept*, admitted into the session log at once, so the
 projection settles the call with the answer and a transcript records it. A session whose code
-declared no reader keeps the spec's default: the reply waits in the inbox for the next step.
+declared no reader keeps the spec's default: the reply waits in the inbox for the next step; all
+ipyask knows then is whether the task that asked (and got pending) has ended, which a card says.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -61,8 +64,10 @@ class ReadingHandle:
 
 @dataclass
 class _Readers:
+    declared: bool = False  # whether the session's code ever declared a reader
     open: list[tuple[object, ReaderKind]] = field(default_factory=list)
     kept: set[str] = field(default_factory=set)
+    askers: dict[str, weakref.ref[asyncio.Task[object]]] = field(default_factory=dict)
 
 
 class ReaderBook:
@@ -80,7 +85,9 @@ class ReaderBook:
         """Declare a reader of ``session``'s late replies."""
         token = object()
         with self._lock:
-            self._sessions.setdefault(session, _Readers()).open.append((token, kind))
+            readers = self._sessions.setdefault(session, _Readers())
+            readers.declared = True
+            readers.open.append((token, kind))
 
         def close() -> None:
             with self._lock:
@@ -97,7 +104,7 @@ class ReaderBook:
         (the reply then waits in the inbox, the spec's default). The latest open reader wins."""
         with self._lock:
             readers = self._sessions.get(session)
-            if readers is None:
+            if readers is None or not readers.declared:
                 return None
             return readers.open[-1][1] if readers.open else "nobody"
 
@@ -105,6 +112,21 @@ class ReaderBook:
         """Note that ``call_id``'s late reply was kept: recorded with nobody to read it."""
         with self._lock:
             self._sessions.setdefault(session, _Readers()).kept.add(call_id)
+
+    def note_asker(self, session: Session, call_id: str, task: asyncio.Task[object]) -> None:
+        """``task`` asked ``call_id`` and went on with pending."""
+        with self._lock:
+            readers = self._sessions.setdefault(session, _Readers())
+            readers.askers = {k: r for k, r in readers.askers.items() if _running(r)}
+            readers.askers[call_id] = weakref.ref(task)
+
+    def asker_ended(self, session: Session, call_id: str) -> bool:
+        """Whether the task that asked ``call_id`` and went on with pending has ended (``False``
+        when it is not known)."""
+        with self._lock:
+            readers = self._sessions.get(session)
+            asker = readers.askers.get(call_id) if readers is not None else None
+            return asker is not None and not _running(asker)
 
     def unkeep(self, session: Session, call_id: str) -> None:
         """``call_id`` (asked again under the same id) took a reply that a reader will read."""
@@ -118,3 +140,8 @@ class ReaderBook:
         with self._lock:
             readers = self._sessions.get(session)
             return readers is not None and call_id in readers.kept
+
+
+def _running(task: weakref.ref[asyncio.Task[object]]) -> bool:
+    alive = task()
+    return alive is not None and not alive.done()

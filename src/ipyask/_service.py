@@ -252,6 +252,9 @@ class UserQuestions:
             raise AskCancelledError.of("ASK_ABORTED", cause=cancelled) from cancelled
         except Exception as error:
             if isinstance(error, UserQuestionError) and error.code == "ASK_TIMED_OUT":
+                asker = asyncio.current_task()
+                if asker is not None:  # whether it still runs is what a card can tell
+                    self._readers.note_asker(agent.session, call_id, asker)
                 return PendingAnswer(call_id=call_id)
             if wait.signal.aborted:
                 raise UserQuestionError.of("ASK_ABORTED", cause=error) from error
@@ -364,6 +367,13 @@ class UserQuestions:
         """Whether ``call_id``'s late reply was kept (recorded with nobody left to read it)."""
         session = target.session if isinstance(target, Agent) else target
         return self._readers.kept(session, call_id)
+
+    def asker_ended(self, target: Agent | Session, call_id: str) -> bool:
+        """Whether the task that asked timed call ``call_id`` (and went on with pending) has
+        ended: with no reader declared, nothing then reads a late reply unless the agent's code
+        reads the inbox again. ``False`` when the asking task is not known."""
+        session = target.session if isinstance(target, Agent) else target
+        return self._readers.asker_ended(session, call_id)
 
     def _keep_unread(self, session: Session) -> None:
         """The last reader ended: keep the late replies it left in the inbox."""

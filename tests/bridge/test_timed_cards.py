@@ -179,7 +179,12 @@ async def test_a_continued_card_is_answered_as_a_late_reply(svc, agent, panel, v
     view.answer(key, ("db", ["Postgres"]))
     await drain()
     assert panel.get_card(key).status == "continued"
-    assert panel.get_card(key).notice == "Answer sent: the agent reads it at its next step."
+    # No reader declared, and the task that asked has ended: the card claims no next step.
+    assert panel.get_card(key).notice_code == "reply-unread"
+    assert panel.get_card(key).notice == (
+        "Answer sent to the agent's inbox, but the task that asked has ended: nobody reads it "
+        "unless the agent's code reads its inbox again (agent.session.next_step)."
+    )
     (message,) = agent.session.next_step
     view.answer(key, ("db", ["SQLite"]))
     assert view.errors[-1]["code"] == "REPLY_QUEUED"
@@ -192,6 +197,32 @@ async def test_a_continued_card_is_answered_as_a_late_reply(svc, agent, panel, v
     assert panel.records[-1] == "**Answered late**: Which database? → **Postgres**"
     view.answer(key, ("db", ["SQLite"]))
     assert view.errors[-1]["code"] == "NOT_PENDING"
+
+
+async def test_an_undeclared_loop_that_still_runs_reads_the_answer_at_its_next_step(
+    svc, agent, panel, view, clock
+) -> None:
+    tool = ipyask.AskUserQuestionTool(svc, mode="timed", timeout=1)
+    next_step = asyncio.Event()
+
+    async def loop() -> None:  # asks, then goes on working until its next step
+        await tool.execute({"questions": [DB]}, call_id="call_l", agent=agent)
+        await next_step.wait()
+        agent.session.admit()
+
+    running = asyncio.ensure_future(loop())
+    await drain()
+    clock.advance(1000)
+    await drain()
+    key = only_key(panel)
+    assert panel.get_card(key).status == "continued"
+    view.answer(key, ("db", ["SQLite"]))
+    await drain()
+    assert panel.get_card(key).notice == "Answer sent: the agent reads it at its next step."
+    next_step.set()
+    await running
+    await drain()
+    assert panel.get_card(key).status == "answered"
 
 
 async def continued_card(svc, agent, panel, clock, call_id: str) -> str:

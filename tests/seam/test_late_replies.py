@@ -343,3 +343,30 @@ def test_a_call_asked_again_under_its_id_is_not_reported_kept_twice(svc, agent) 
     with svc.reading(agent):
         svc.answer(agent, "c1", BATCH)
         assert svc.reply_kept(agent, "c1") is False  # this reply waits for the loop
+
+
+async def test_the_asking_task_is_known_to_have_ended(svc, agent, clock) -> None:
+    import asyncio
+
+    from ipyask.testing import drain_loop
+
+    tool = ipyask.AskUserQuestionTool(svc, mode="timed", timeout=1)
+    go_on = asyncio.Event()
+
+    async def loop() -> None:
+        await tool.execute({"questions": QUESTIONS}, call_id="c7", agent=agent)
+        await go_on.wait()
+
+    running = asyncio.ensure_future(loop())
+    await drain_loop()
+    assert svc.asker_ended(agent, "c7") is False  # still asking
+    clock.advance(1000)
+    await drain_loop()
+    assert svc.asker_ended(agent, "c7") is False  # went on with pending, still running
+    go_on.set()
+    await running
+    assert svc.asker_ended(agent, "c7") is True
+    assert svc.reply_reader(agent) is None  # nothing declared: the answer still goes to the inbox
+    assert svc.answer(agent, "c7", BATCH) is True
+    assert len(agent.session.next_step) == 1
+    assert svc.asker_ended(agent, "unknown") is False

@@ -69,6 +69,7 @@ NoticeCode = Literal[
     "closed-unanswered",
     "cancelled",
     "reply-queued",
+    "reply-unread",
     "reply-kept",
     "reply-awaits-reask",
     "late-reply-impossible",

@@ -4,8 +4,9 @@ A continued card is answered through ``svc.answer`` (a late reply steered into t
 session); it settles when the session projection settles the call. Its notice says who reads the
 answer (``svc.reply_reader``): the agent at its next step, the MCP client when it asks the call
 again, or nobody, when every reader the agent's code declared has ended: the answer is then kept
-in the session log and the card says so. A timed question no session tracks cannot take a late
-reply: its card says so and expires.
+in the session log and the card says so. With no reader declared, a card whose asking task has
+ended says the answer waits unread in the inbox. A timed question no session tracks cannot take
+a late reply: its card says so and expires.
 """
 
 from __future__ import annotations
@@ -90,9 +91,13 @@ class ContinuedCards:
         return True
 
     def _sent_notice(self, agent: Agent, call_id: str) -> Notice:
-        """Who reads the answer just sent: the MCP client asking again, or the agent's loop."""
-        if self._service.reply_reader(agent) == "re-ask":
+        """Who reads the answer just sent: the MCP client asking again, or the agent's loop;
+        with no reader declared, a loop only while the task that asked still runs."""
+        reader = self._service.reply_reader(agent)
+        if reader == "re-ask":
             return Notice("reply-awaits-reask", {"callId": call_id})
+        if reader is None and self._service.asker_ended(agent, call_id):
+            return Notice("reply-unread")
         return Notice("reply-queued")
 
     def refresh(self) -> None:

@@ -60,6 +60,10 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
         "closed-unanswered": "The question was closed before it was answered.",
         "cancelled": "The question was cancelled.",
         "reply-queued": "Answer sent: the agent reads it at its next step.",
+        "reply-unread": (
+            "Answer sent to the agent's inbox, but the task that asked has ended: nobody reads "
+            "it unless the agent's code reads its inbox again (agent.session.next_step)."
+        ),
         "reply-kept": (
             "Answer saved. The agent that asked has finished, so it will not read this answer; "
             "it is kept in the session log, where the projection and the transcript show it."
@@ -88,6 +92,10 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
         "closed-unanswered": "这个问题在回答之前已关闭。",
         "cancelled": "这个问题已取消。",
         "reply-queued": "回答已发送：智能体会在下一步读到它。",
+        "reply-unread": (
+            "回答已放入智能体的收件箱，但提出问题的任务已结束："
+            "除非智能体的代码再次读取收件箱（agent.session.next_step），否则没有人会读到它。"
+        ),
         "reply-kept": (
             "回答已保存。提出问题的智能体已结束，不会读到这个回答；"
             "它保存在会话记录中，投影和记录里都能看到。"
