@@ -502,7 +502,8 @@ class UserQuestions:
         return self._lifetime.signal.aborted
 
     async def aclose(self) -> None:
-        """Unload: every live wait and ask ends with ``ASK_ABORTED`` (durable records stay open)."""
+        """Unload: every live wait, ask and :meth:`collect_reply` ends with ``ASK_ABORTED``
+        (durable records stay open)."""
         reason = UserQuestionError.of("ASK_ABORTED")
         with self._lock:
             waits = [wait for calls in self._waits.values() for wait in calls.values()]
@@ -511,6 +512,10 @@ class UserQuestions:
             wait.close(reason)
         self._durable.close()
         self._lifetime.abort(reason)
+        with self._lock:
+            collectors = [woken for waiting in self._collectors.values() for woken in waiting]
+        for woken in collectors:  # each sees the service closed and ends with ASK_ABORTED
+            _wake_on(woken.get_loop(), woken)
         await asyncio.sleep(0)
 
     async def __aenter__(self) -> UserQuestions:

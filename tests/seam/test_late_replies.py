@@ -370,3 +370,19 @@ async def test_the_asking_task_is_known_to_have_ended(svc, agent, clock) -> None
     assert svc.answer(agent, "c7", BATCH) is True
     assert len(agent.session.next_step) == 1
     assert svc.asker_ended(agent, "unknown") is False
+
+
+async def test_closing_the_service_ends_a_waiting_collect_reply(svc, agent) -> None:
+    import asyncio
+
+    from ipyask.testing import drain_loop
+
+    continued(agent)
+    waiting = asyncio.ensure_future(svc.collect_reply(agent, "c1"))  # no timeout: until answered
+    await drain_loop()
+    assert not waiting.done()
+    await svc.aclose()
+    await drain_loop()
+    with pytest.raises(UserQuestionError) as caught:
+        await waiting
+    assert caught.value.code == "ASK_ABORTED"

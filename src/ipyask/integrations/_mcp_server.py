@@ -303,7 +303,7 @@ class NotebookMCPServer:
         result = await self._ask_tool.execute(arguments, call_id=call_id, agent=self.agent)
         if result.value is not None and result.value.get("pending") is True:
             value = {**result.value, "message": MCP_PENDING_NOTICE}
-            return ToolResult(content=json.dumps(value, ensure_ascii=False), value=value)
+            return ToolResult(content=_compact(value), value=value)
         return result
 
     async def _collect(self, arguments: Mapping[str, Any]) -> ToolResult:
@@ -327,7 +327,7 @@ class NotebookMCPServer:
             value = {"pending": True, "callId": call_id, "message": MCP_PENDING_NOTICE}
         else:
             value = outcome.to_wire()
-        return ToolResult(content=json.dumps(value, ensure_ascii=False), value=value)
+        return ToolResult(content=_compact(value), value=value)
 
     async def _approve(self, arguments: Mapping[str, Any], call_id: str) -> ToolResult:
         try:
@@ -339,6 +339,11 @@ class NotebookMCPServer:
             return ToolResult(content=f"Error: {error}", is_error=True)
         value = decision.model_dump(mode="json")
         return ToolResult(content=json.dumps(value, ensure_ascii=False), value=value)
+
+
+def _compact(value: object) -> str:
+    """JSON as the seam's tool writes its results."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _ask_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
