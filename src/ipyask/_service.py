@@ -303,9 +303,11 @@ class UserQuestions:
 
         When every reader the agent's code declared with :meth:`reading` has ended, nobody
         would take the reply from the inbox: it is *kept* instead, admitted into the session log
-        at once (the projection settles the call with it; :meth:`reply_kept` is then true).
+        at once (the projection settles the call with it; :meth:`reply_kept` is then true). A
+        root agent that has left the registry after its readers ended (a closed MCP server's)
+        can still have an answer kept; otherwise a non-live agent raises ``CALLER_NOT_LIVE``.
         """
-        self._assert_live_root(agent)
+        self._assert_may_answer(agent)
         batch = (
             answer
             if isinstance(answer, AskUserQuestionAnswer)
@@ -341,6 +343,21 @@ class UserQuestions:
                     raise
         self._wake_collectors(session, call_id)
         return True
+
+    def _assert_may_answer(self, agent: Agent) -> None:
+        """A live root agent, or one that left after every reader it declared had ended: nothing
+        goes to that agent then, the answer is only kept in its session's log."""
+        try:
+            self._assert_live_root(agent)
+        except UserQuestionError as error:
+            ended = (
+                error.code == "CALLER_NOT_LIVE"
+                and isinstance(agent, Agent)
+                and agent.owner is None
+                and self._readers.reader(agent.session) == "nobody"
+            )
+            if not ended:
+                raise
 
     def reading(self, target: Agent | Session, by: ReaderKind = "next-step") -> ReadingHandle:
         """Declare that the agent's code reads its late replies until the handle is closed

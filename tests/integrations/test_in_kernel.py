@@ -204,4 +204,15 @@ task = asyncio.ensure_future(call({"questions": [Q], "timeout": 30}))
     assert collected == {"answers": [{"id": "fmt", "selected": ["PDF"]}]}
     card = fe.wait_for_status(key, "answered")  # now the client has it
     assert card.get("noticeCode") is None
+    # Another pending question, answered only after the server closed: nobody can collect it.
+    fe.execute("task = asyncio.ensure_future(call({'questions': [{**Q, 'id': 'again'}]}))")
+    again = fe.wait_for_card(lambda c: c["questions"][0]["id"] == "again")["key"]
+    fe.claim(again)
+    fe.kernel.wait_for(lambda: fe.frames(again), timeout=10, what="a frame")
+    fe.time_out(again)
+    assert json.loads(fe.execute(RESULT.format(expression="json.dumps(r)")).stdout)["pending"]
+    fe.wait_for_status(again, "continued")
     fe.execute("await server.aclose()")
+    fe.answer(again, {"again": "Markdown"})
+    card = fe.wait_for_status(again, "answered")
+    assert card["noticeCode"] == "reply-kept"

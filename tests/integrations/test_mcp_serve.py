@@ -318,6 +318,7 @@ async def test_a_late_answer_no_client_collected_is_kept_when_the_server_closes(
     try:
         async with client(running) as session:
             call_id = await pending_call(session, [QUESTION])
+            unanswered = await pending_call(session, [QUESTION])
         service.answer(running.agent, call_id, {"answers": [{"id": "db", "selected": ["SQLite"]}]})
         assert service.projection(running.agent).active[0].state == "continued"
     finally:
@@ -325,6 +326,14 @@ async def test_a_late_answer_no_client_collected_is_kept_when_the_server_closes(
     assert service.reply_kept(running.agent, call_id) is True
     assert service.projection(running.agent).settled[0].call_id == call_id
     assert running.agent.session.next_step == ()
+    # Answered after the server closed: no client can collect it, so it is kept as well.
+    late = {"answers": [{"id": "db", "selected": []}]}
+    assert service.answer(running.agent, unanswered, late) is True
+    assert service.reply_kept(running.agent, unanswered) is True
+    assert [row.call_id for row in service.projection(running.agent).settled] == [
+        call_id,
+        unanswered,
+    ]
 
 
 async def test_aclose_frees_the_port(service: ipyask.UserQuestions) -> None:

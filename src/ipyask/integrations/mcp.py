@@ -65,7 +65,8 @@ async def serve(
     card stays answerable; the client collects the late answer by calling the tool again with
     ``callId`` set to the pending result's (the tool's description says so). Until then the
     card says the answer waits for the client. Late answers no client collected before
-    ``aclose`` are kept in the session log (``service.projection(server.agent)`` settles them).
+    ``aclose``, and those given after it, are kept in the session log
+    (``service.projection(server.agent)`` settles them; their cards say nobody will read them).
     """
     server = NotebookMCPServer(
         _asking.chosen_service(service),
