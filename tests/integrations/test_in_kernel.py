@@ -161,7 +161,10 @@ import json, httpx2, mcp
 from mcp.client.streamable_http import streamable_http_client
 from ipyask.integrations.mcp import serve
 
-server = await serve(progress_every=0.2)
+svc = ipyask.UserQuestions()
+panel = ipyask.QuestionPanel(svc)  # this test's own panel: the newest the view sees
+display(panel)
+server = await serve(service=svc, progress_every=0.2)
 
 async def call(arguments):
     headers = {"Authorization": f"Bearer {server.token}"}
