@@ -12,13 +12,14 @@ from typing import Any
 from ._abort import AbortController, AbortSignal
 from ._agents import Agent, AgentRegistry
 from ._answer_checks import check_batch
-from ._clock import Clock, LoopClock
+from ._clock import Clock, LoopClock, call_on_loop
 from ._durable import DurableAsks, Target
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
 from ._followups import Followups, with_followups
 from ._intents import check_intents
+from ._late_readers import ReaderBook, ReaderKind, ReadingHandle, ReplyReader
 from ._projection import Projections, UserQuestionProjectionView
-from ._replies import ReplyBook, reply_message
+from ._replies import ReplyBook, is_reply, reply_message
 from ._session import Session
 from ._timed_wait import TimedQuestionWait
 from ._vocabulary import (
@@ -82,6 +83,8 @@ class UserQuestions:
         self._lock = threading.RLock()
         self._waits: dict[Agent, dict[str, TimedQuestionWait]] = {}
         self._replies = ReplyBook()
+        self._readers = ReaderBook(on_ended=self._keep_unread)
+        self._collectors: dict[tuple[Session, str], list[asyncio.Future[None]]] = {}
         self._lifetime = AbortController()
         self._durable = DurableAsks(self._waterfall, self._lock)
 
@@ -250,6 +253,9 @@ class UserQuestions:
             raise AskCancelledError.of("ASK_ABORTED", cause=cancelled) from cancelled
         except Exception as error:
             if isinstance(error, UserQuestionError) and error.code == "ASK_TIMED_OUT":
+                asker = asyncio.current_task()
+                if asker is not None:  # whether it still runs is what a card can tell
+                    self._readers.note_asker(agent.session, call_id, asker)
                 return PendingAnswer(call_id=call_id)
             if wait.signal.aborted:
                 raise UserQuestionError.of("ASK_ABORTED", cause=error) from error
@@ -297,8 +303,14 @@ class UserQuestions:
         name each question exactly once or an item does not fit its question (a label not
         offered; per field for a tool approval or a form: :class:`~ipyask.BadAnswerError`).
         Safe to call from any thread.
+
+        When every reader the agent's code declared with :meth:`reading` has ended, nobody
+        would take the reply from the inbox: it is *kept* instead, admitted into the session log
+        at once (the projection settles the call with it; :meth:`reply_kept` is then true). A
+        root agent that has left the registry after its readers ended (a closed MCP server's)
+        can still have an answer kept; otherwise a non-live agent raises ``CALLER_NOT_LIVE``.
         """
-        self._assert_live_root(agent)
+        self._assert_may_answer(agent)
         batch = (
             answer
             if isinstance(answer, AskUserQuestionAnswer)
@@ -314,13 +326,138 @@ class UserQuestions:
                 raise UserQuestionError.of("REPLY_QUEUED")
             check_batch(row.questions, batch, call_id)
             message = reply_message(row, batch)
-            self._replies.reserve(session, call_id, message.id)
-            try:
-                session.steer(message)
-            except BaseException:
-                self._replies.release(session, call_id, message.id)
+            if self._readers.reader(session) == "nobody":
+                self._readers.keep(session, call_id)  # before the event: its views ask
+                session.append(message.to_event())
+            else:
+                self._readers.unkeep(session, call_id)
+                self._replies.reserve(session, call_id, message.id)
+                try:
+                    session.steer(message)
+                except BaseException:
+                    self._replies.release(session, call_id, message.id)
+                    raise
+        self._wake_collectors(session, call_id)
+        return True
+
+    def _assert_may_answer(self, agent: Agent) -> None:
+        """A live root agent, or one that left after every reader it declared had ended: nothing
+        goes to that agent then, the answer is only kept in its session's log."""
+        try:
+            self._assert_live_root(agent)
+        except UserQuestionError as error:
+            ended = (
+                error.code == "CALLER_NOT_LIVE"
+                and isinstance(agent, Agent)
+                and agent.owner is None
+                and self._readers.reader(agent.session) == "nobody"
+            )
+            if not ended:
                 raise
-            return True
+
+    def reading(self, target: Agent | Session, by: ReaderKind = "next-step") -> ReadingHandle:
+        """Declare that the agent's code reads its late replies until the handle is closed
+        (use it as ``with svc.reading(agent): ...`` around an agent loop).
+
+        ``by``: ``"next-step"`` for a loop that admits ``session.next_step`` before each step;
+        ``"re-ask"`` for a caller that collects a reply by asking the call again
+        (:meth:`collect_reply`, as the MCP server's clients do). Cards say who reads a late
+        answer accordingly. When the session's last reader ends, its unread late replies are
+        kept (see :meth:`answer`), and so is every later one until a reader is declared again.
+        """
+        session = target.session if isinstance(target, Agent) else target
+        if by not in ("next-step", "re-ask"):
+            raise ValueError(f"by must be 'next-step' or 're-ask', not {by!r}")
+        return self._readers.open(session, by)
+
+    def reply_reader(self, target: Agent | Session) -> ReplyReader | None:
+        """Who reads the session's late replies now: ``"next-step"``, ``"re-ask"``,
+        ``"nobody"`` (every declared reader ended), or ``None`` when its code declared none."""
+        session = target.session if isinstance(target, Agent) else target
+        return self._readers.reader(session)
+
+    def reply_kept(self, target: Agent | Session, call_id: str) -> bool:
+        """Whether ``call_id``'s late reply was kept (recorded with nobody left to read it)."""
+        session = target.session if isinstance(target, Agent) else target
+        return self._readers.kept(session, call_id)
+
+    def asker_ended(self, target: Agent | Session, call_id: str) -> bool:
+        """Whether the task that asked timed call ``call_id`` (and went on with pending) has
+        ended: with no reader declared, nothing then reads a late reply unless the agent's code
+        reads the inbox again. ``False`` when the asking task is not known."""
+        session = target.session if isinstance(target, Agent) else target
+        return self._readers.asker_ended(session, call_id)
+
+    def _keep_unread(self, session: Session) -> None:
+        """The last reader ended: keep the late replies it left in the inbox."""
+        with self._lock:
+            if self._readers.reader(session) != "nobody":
+                return  # a reader was declared again meanwhile
+            for message in session.next_step + session.next_turn:
+                source = message.source
+                if source is not None and source.call_id and is_reply(message, source.call_id):
+                    self._readers.keep(session, source.call_id)
+                    session.admit(message)
+
+    async def collect_reply(
+        self, agent: Agent, call_id: str, timeout_ms: int | float | None = None
+    ) -> TimedUserQuestionResult | None:
+        """The answer to timed call ``call_id`` for a caller that asks it again.
+
+        A late reply waiting in the inbox is admitted (the projection settles the call) and its
+        batch returned; a call already settled returns its batch again. A call still continued
+        is waited on for up to ``timeout_ms`` (``None``: until answered), then
+        :class:`PendingAnswer`. ``None`` when ``call_id`` is no continued or settled timed call
+        of the agent.
+        """
+        self._assert_live_root(agent)
+        timeout = None if timeout_ms is None else _check_timeout(timeout_ms)
+        session = agent.session
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else self.clock.now_ms() + timeout
+        while True:
+            if self.closed:
+                raise UserQuestionError.of("ASK_ABORTED")
+            with self._lock:
+                answered = self._collected(session, call_id)
+                if answered is not None or self._projections.continued(session, call_id) is None:
+                    return answered
+                if deadline is not None and self.clock.now_ms() >= deadline:
+                    return PendingAnswer(call_id=call_id)
+                woken: asyncio.Future[None] = loop.create_future()
+                self._collectors.setdefault((session, call_id), []).append(woken)
+            timer = None
+            if deadline is not None:
+                timer = self.clock.call_later(
+                    deadline - self.clock.now_ms(), partial(_wake_on, loop, woken)
+                )
+            try:
+                await woken
+            finally:
+                if timer is not None:
+                    timer.cancel()
+                with self._lock:
+                    waiting = self._collectors.get((session, call_id), [])
+                    if woken in waiting:
+                        waiting.remove(woken)
+                    if not waiting:
+                        self._collectors.pop((session, call_id), None)
+
+    def _collected(self, session: Session, call_id: str) -> AskUserQuestionAnswer | None:
+        """Admit a queued reply to ``call_id``; the batch that settled it, if it is settled."""
+        for message in session.next_step + session.next_turn:
+            if is_reply(message, call_id):
+                session.admit(message)
+                break
+        settled = self._projections.view(session).settled
+        row = next((row for row in reversed(settled) if row.call_id == call_id), None)
+        return None if row is None else AskUserQuestionAnswer(answers=row.answers)
+
+    def _wake_collectors(self, session: Session, call_id: str) -> None:
+        with self._lock:
+            waiting = list(self._collectors.get((session, call_id), []))
+        for woken in waiting:
+            _wake_on(woken.get_loop(), woken)
 
     def projection(self, session: Session | Agent) -> UserQuestionProjectionView:
         """The session's questions: ``active`` (open or continued) and ``settled``."""
@@ -383,7 +520,8 @@ class UserQuestions:
         return self._lifetime.signal.aborted
 
     async def aclose(self) -> None:
-        """Unload: every live wait and ask ends with ``ASK_ABORTED`` (durable records stay open)."""
+        """Unload: every live wait, ask and :meth:`collect_reply` ends with ``ASK_ABORTED``
+        (durable records stay open)."""
         reason = UserQuestionError.of("ASK_ABORTED")
         with self._lock:
             waits = [wait for calls in self._waits.values() for wait in calls.values()]
@@ -392,6 +530,10 @@ class UserQuestions:
             wait.close(reason)
         self._durable.close()
         self._lifetime.abort(reason)
+        with self._lock:
+            collectors = [woken for waiting in self._collectors.values() for woken in waiting]
+        for woken in collectors:  # each sees the service closed and ends with ASK_ABORTED
+            _wake_on(woken.get_loop(), woken)
         await asyncio.sleep(0)
 
     async def __aenter__(self) -> UserQuestions:
@@ -428,6 +570,16 @@ class _AbortWatch:
     def _settle(self) -> None:
         if not self.outcome.done():
             self.outcome.set_exception(_Aborted(self.source.reason))
+
+
+def _wake_on(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> None:
+    """Resolve ``future`` on ``loop``'s thread (from any thread), unless it is done."""
+
+    def wake() -> None:
+        if not future.done():
+            future.set_result(None)
+
+    call_on_loop(loop, wake)
 
 
 def _reason(signal: AbortSignal) -> BaseException:

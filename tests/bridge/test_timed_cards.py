@@ -179,7 +179,12 @@ async def test_a_continued_card_is_answered_as_a_late_reply(svc, agent, panel, v
     view.answer(key, ("db", ["Postgres"]))
     await drain()
     assert panel.get_card(key).status == "continued"
-    assert panel.get_card(key).notice == "Answer sent: the agent reads it at its next step."
+    # No reader declared, and the task that asked has ended: the card claims no next step.
+    assert panel.get_card(key).notice_code == "reply-unread"
+    assert panel.get_card(key).notice == (
+        "Answer sent to the agent's inbox, but the task that asked has ended: nobody reads it "
+        "unless the agent's code reads its inbox again (agent.session.next_step)."
+    )
     (message,) = agent.session.next_step
     view.answer(key, ("db", ["SQLite"]))
     assert view.errors[-1]["code"] == "REPLY_QUEUED"
@@ -192,6 +197,104 @@ async def test_a_continued_card_is_answered_as_a_late_reply(svc, agent, panel, v
     assert panel.records[-1] == "**Answered late**: Which database? → **Postgres**"
     view.answer(key, ("db", ["SQLite"]))
     assert view.errors[-1]["code"] == "NOT_PENDING"
+
+
+async def test_an_undeclared_loop_that_still_runs_reads_the_answer_at_its_next_step(
+    svc, agent, panel, view, clock
+) -> None:
+    tool = ipyask.AskUserQuestionTool(svc, mode="timed", timeout=1)
+    next_step = asyncio.Event()
+
+    async def loop() -> None:  # asks, then goes on working until its next step
+        await tool.execute({"questions": [DB]}, call_id="call_l", agent=agent)
+        await next_step.wait()
+        agent.session.admit()
+
+    running = asyncio.ensure_future(loop())
+    await drain()
+    clock.advance(1000)
+    await drain()
+    key = only_key(panel)
+    assert panel.get_card(key).status == "continued"
+    view.answer(key, ("db", ["SQLite"]))
+    await drain()
+    assert panel.get_card(key).notice == "Answer sent: the agent reads it at its next step."
+    next_step.set()
+    await running
+    await drain()
+    assert panel.get_card(key).status == "answered"
+
+
+async def continued_card(svc, agent, panel, clock, call_id: str) -> str:
+    """A timed tool call that timed out: its card is continued; returns the card's key."""
+    tool = ipyask.AskUserQuestionTool(svc, mode="timed", timeout=1)
+    call = asyncio.ensure_future(tool.execute({"questions": [DB]}, call_id=call_id, agent=agent))
+    await drain()
+    clock.advance(1000)
+    await call
+    await drain()
+    key = only_key(panel)
+    assert panel.get_card(key).status == "continued"
+    return key
+
+
+async def test_a_late_answer_after_the_loop_ended_says_it_is_kept(
+    svc, agent, panel, view, clock
+) -> None:
+    with svc.reading(agent):  # the agent loop that asked
+        key = await continued_card(svc, agent, panel, clock, "call_k")
+    view.answer(key, ("db", ["Postgres"]))
+    await drain()
+    card = panel.get_card(key)
+    assert card.status == "answered"  # settled: the answer is in the session log
+    assert card.notice_code == "reply-kept"
+    assert card.notice is not None and card.notice.startswith(
+        "Answer saved. The agent that asked has finished, so it will not read this answer"
+    )
+    assert "reads it at its next step" not in card.notice
+    assert agent.session.next_step == ()
+    assert svc.projection(agent).to_wire()["settled"] == [
+        {"callId": "call_k", "answers": [{"id": "db", "selected": ["Postgres"]}]}
+    ]
+    assert panel.records[-1] == (
+        "**Answered late, after the agent that asked had finished \\(kept\\)**: "
+        "Which database? → **Postgres**"
+    )
+
+
+async def test_an_answer_the_loop_never_read_is_kept_when_the_loop_ends(
+    svc, agent, panel, view, clock
+) -> None:
+    loop = svc.reading(agent)
+    key = await continued_card(svc, agent, panel, clock, "call_u")
+    view.answer(key, ("db", ["SQLite"]))
+    await drain()
+    assert panel.get_card(key).notice_code == "reply-queued"  # the loop still runs
+    loop.close()  # ... and ends without reading it
+    await drain()
+    card = panel.get_card(key)
+    assert (card.status, card.notice_code) == ("answered", "reply-kept")
+    assert svc.projection(agent).settled[0].answers[0].selected == ["SQLite"]
+
+
+async def test_a_late_answer_for_a_re_asking_caller_says_it_waits_for_the_call(
+    svc, agent, panel, view, clock
+) -> None:
+    with svc.reading(agent, "re-ask"):
+        key = await continued_card(svc, agent, panel, clock, "call_r")
+        view.answer(key, ("db", ["SQLite"]))
+        await drain()
+        card = panel.get_card(key)
+        assert (card.status, card.notice_code) == ("continued", "reply-awaits-reask")
+        assert card.notice == (
+            "Answer saved. The MCP client gets it when it calls ask_user_question again with "
+            "callId call_r; until then it waits here."
+        )
+        assert (await svc.collect_reply(agent, "call_r", 1000)) is not None
+        await drain()
+        card = panel.get_card(key)
+        assert (card.status, card.notice_code) == ("answered", None)  # the caller has it
+        assert panel.records[-1] == "**Answered late**: Which database? → **SQLite**"
 
 
 async def test_a_discarded_late_reply_reopens_the_card(svc, agent, panel, view, clock) -> None:

@@ -34,6 +34,11 @@ DB = {
 DB_ANSWER = {"answers": [{"id": "db", "selected": ["SQLite"]}]}
 
 CONTINUED = "Work continued — you can still answer"
+# The task that asked has ended and no loop declared itself: the answer waits unread.
+REPLY_UNREAD = (
+    "Answer sent to the agent's inbox, but the task that asked has ended: nobody reads it "
+    "unless the agent's code reads its inbox again (agent.session.next_step)."
+)
 
 
 @pytest.mark.host("jupyterlab", "task")
@@ -129,9 +134,7 @@ def test_a_timed_question_runs_out_then_takes_a_late_answer(
 
     card.get_by_role("radio", name="SQLite").click()
     card.get_by_role("button", name="Submit").click()
-    expect(card.locator(".ipyask-notice")).to_have_text(
-        "Answer sent: the agent reads it at its next step."
-    )
+    expect(card.locator(".ipyask-notice")).to_have_text(REPLY_UNREAD)
     nb.screenshot("late-answer-sent")
 
     nb.run(3)
@@ -167,9 +170,7 @@ def test_a_discarded_late_answer_can_be_given_again(
     expect(card.locator("[data-role=wait]")).to_have_text(CONTINUED, timeout=8_000)
     card.get_by_role("radio", name="SQLite").click()
     card.get_by_role("button", name="Submit").click()
-    expect(card.locator(".ipyask-notice")).to_have_text(
-        "Answer sent: the agent reads it at its next step."
-    )
+    expect(card.locator(".ipyask-notice")).to_have_text(REPLY_UNREAD)
     nb.run(2)
     expect(nb.output(2)).to_have_text("continued None")  # the kernel reopened the card
     expect(card.locator(".ipyask-notice")).to_have_count(0)

@@ -3,6 +3,7 @@ cell that started the agent, and a person (HeadlessFrontend) answers its cards o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -149,3 +150,72 @@ task = asyncio.ensure_future(agent.run("clean up"))
     fe.reject(fe.wait_for_card("Run delete_file?")["key"], "keep it")
     shown = fe.execute(RESULT.format(expression="r.output")).stdout.strip()
     assert shown == "done: The tool call was denied. The user's reason: keep it"
+
+
+def test_mcp_serve_a_late_answer_waits_for_the_client_to_call_again(fe: HeadlessFrontend) -> None:
+    """A timed question over MCP goes pending; the person answers the card later; the card says
+    the answer waits for the MCP client; the client's second call with the callId gets it."""
+    fe.execute(
+        """
+import json, httpx2, mcp
+from mcp.client.streamable_http import streamable_http_client
+from ipyask.integrations.mcp import serve
+
+svc = ipyask.UserQuestions()
+panel = ipyask.QuestionPanel(svc)  # this test's own panel: the newest the view sees
+display(panel)
+server = await serve(service=svc, progress_every=0.2)
+
+async def call(arguments):
+    headers = {"Authorization": f"Bearer {server.token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        mcp.Client(streamable_http_client(server.url, http_client=http)) as session,
+    ):
+        return (await session.call_tool("ask_user_question", arguments)).structured_content
+
+Q = {"id": "fmt", "question": "Which format should the MCP report use?",
+     "options": [{"label": "Markdown"}, {"label": "PDF"}]}
+task = asyncio.ensure_future(call({"questions": [Q], "timeout": 30}))
+"""
+    )
+    key = fe.wait_for_card("Which format should the MCP report use?")["key"]
+    fe.claim(key)
+    fe.kernel.wait_for(lambda: fe.frames(key), timeout=10, what="a frame")
+    fe.time_out(key)
+    pending = json.loads(fe.execute(RESULT.format(expression="json.dumps(r)")).stdout)
+    assert pending["pending"] is True
+    assert "call ask_user_question again" in pending["message"]
+    call_id = pending["callId"]
+    fe.wait_for_status(key, "continued")
+    fe.answer(key, {"fmt": "PDF"})
+    fe.kernel.wait_for(
+        lambda: fe.card(key).get("noticeCode") == "reply-awaits-reask", timeout=10, what="notice"
+    )
+    card = fe.card(key)
+    assert card["status"] == "continued"
+    assert card["notice"] == (
+        "Answer saved. The MCP client gets it when it calls ask_user_question again with "
+        f"callId {call_id}; until then it waits here."
+    )
+    assert "next step" not in card["notice"]
+    fe.execute(
+        f"task = asyncio.ensure_future(call({{'questions': [Q], 'callId': {call_id!r}, "
+        "'timeout': 5}))"
+    )
+    collected = json.loads(fe.execute(RESULT.format(expression="json.dumps(r)")).stdout)
+    assert collected == {"answers": [{"id": "fmt", "selected": ["PDF"]}]}
+    card = fe.wait_for_status(key, "answered")  # now the client has it
+    assert card.get("noticeCode") is None
+    # Another pending question, answered only after the server closed: nobody can collect it.
+    fe.execute("task = asyncio.ensure_future(call({'questions': [{**Q, 'id': 'again'}]}))")
+    again = fe.wait_for_card(lambda c: c["questions"][0]["id"] == "again")["key"]
+    fe.claim(again)
+    fe.kernel.wait_for(lambda: fe.frames(again), timeout=10, what="a frame")
+    fe.time_out(again)
+    assert json.loads(fe.execute(RESULT.format(expression="json.dumps(r)")).stdout)["pending"]
+    fe.wait_for_status(again, "continued")
+    fe.execute("await server.aclose()")
+    fe.answer(again, {"again": "Markdown"})
+    card = fe.wait_for_status(again, "answered")
+    assert card["noticeCode"] == "reply-kept"

@@ -15,6 +15,7 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 import ipyask
+from ipyask.integrations._mcp_server import MCP_PENDING_NOTICE
 from ipyask.integrations.mcp import NotebookMCPServer, serve
 from ipyask.testing import Edit, Reject, ScriptedAnswerer
 
@@ -70,8 +71,17 @@ async def test_the_tools_are_listed_with_the_seams_schema(server: NotebookMCPSer
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
     seam = ipyask.AskUserQuestionTool(ipyask.UserQuestions(), mode="timed").definition
     assert set(tools) == {"ask_user_question", "approve_tool_call"}
-    assert tools["ask_user_question"].input_schema == seam.parameters
-    assert tools["ask_user_question"].description == seam.description
+    schema = tools["ask_user_question"].input_schema
+    # The seam's timed schema, plus callId to collect a late answer.
+    assert {**schema, "properties": {**schema["properties"]}} == {
+        **seam.parameters,
+        "properties": {**seam.parameters["properties"], "callId": schema["properties"]["callId"]},
+    }
+    assert schema["properties"]["callId"]["type"] == "string"
+    assert schema["required"] == ["questions"]
+    description = tools["ask_user_question"].description
+    assert description is not None and description.startswith(seam.description)
+    assert "call this tool again with the same questions and callId" in description
     assert tools["approve_tool_call"].input_schema["required"] == ["name", "arguments"]
 
 
@@ -226,9 +236,104 @@ async def test_a_timed_ask_returns_the_pending_notice_and_stays_answerable(
     value = result.structured_content
     assert value is not None
     assert value["pending"] is True
-    assert value["message"] == ipyask.host.PENDING_NOTICE
+    assert value["message"] == MCP_PENDING_NOTICE  # how an MCP client gets the late answer
+    assert "call ask_user_question again" in value["message"]
     projection = service.projection(server.agent)
     assert [row.call_id for row in projection.active] == [value["callId"]]  # still answerable
+
+
+async def pending_call(session: mcp.Client, questions: list[dict[str, Any]]) -> str:
+    """A timed ask nobody answers in its 1 s window; returns the pending result's callId."""
+    result = await session.call_tool("ask_user_question", {"questions": questions, "timeout": 1})
+    value = result.structured_content
+    assert value is not None and value["pending"] is True
+    return str(value["callId"])
+
+
+async def test_a_late_answer_is_collected_by_calling_again_with_the_call_id(
+    service: ipyask.UserQuestions, server: NotebookMCPServer
+) -> None:
+    service.on_request(Holding())
+    batch = {"answers": [{"id": "db", "selected": ["SQLite"]}]}
+    async with client(server) as session:
+        call_id = await pending_call(session, [QUESTION])
+        assert service.reply_reader(server.agent) == "re-ask"  # the card says so
+        assert service.answer(server.agent, call_id, batch) is True  # the person, late
+        again = {"questions": [QUESTION], "callId": call_id, "timeout": 1}
+        collected = await session.call_tool("ask_user_question", again)
+        assert collected.structured_content == batch
+        assert json.loads(collected.content[0].text) == batch  # type: ignore[union-attr]
+        assert service.projection(server.agent).to_wire()["settled"] == [
+            {"callId": call_id, **batch}
+        ]
+        repeated = await session.call_tool("ask_user_question", again)  # the same batch again
+        assert repeated.structured_content == batch
+    assert service.reply_kept(server.agent, call_id) is False  # the client read it
+
+
+async def test_calling_again_before_the_answer_waits_then_is_pending_again(
+    service: ipyask.UserQuestions, server: NotebookMCPServer
+) -> None:
+    service.on_request(Holding())
+    async with client(server) as session:
+        call_id = await pending_call(session, [QUESTION])
+        again = {"questions": [QUESTION], "callId": call_id, "timeout": 1}
+        result = await session.call_tool("ask_user_question", again)
+        assert result.structured_content == {
+            "pending": True,
+            "callId": call_id,
+            "message": MCP_PENDING_NOTICE,
+        }
+        waiting = asyncio.ensure_future(
+            session.call_tool("ask_user_question", {**again, "timeout": 30})
+        )
+        await asyncio.sleep(0.3)
+        assert not waiting.done()
+        service.answer(server.agent, call_id, {"answers": [{"id": "db", "selected": []}]})
+        result = await asyncio.wait_for(waiting, 10)
+        assert result.structured_content == {"answers": [{"id": "db", "selected": []}]}
+
+
+@pytest.mark.parametrize("call_id", ["mcp-unknown", "", 7])
+async def test_calling_with_a_call_id_that_names_no_pending_question_is_an_error(
+    service: ipyask.UserQuestions, server: NotebookMCPServer, call_id: object
+) -> None:
+    asked: list[object] = []
+    service.on_request(lambda request, next: asked.append(request))  # type: ignore[arg-type,func-returns-value]
+    async with client(server) as session:
+        result = await session.call_tool(
+            "ask_user_question", {"questions": [QUESTION], "callId": call_id}
+        )
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "callId" in text and ("names no pending question" in text or "must be" in text)
+    assert asked == []  # nothing was asked
+
+
+async def test_a_late_answer_no_client_collected_is_kept_when_the_server_closes(
+    service: ipyask.UserQuestions,
+) -> None:
+    service.on_request(Holding())
+    running = await serve(service=service, progress_every=0.05)
+    try:
+        async with client(running) as session:
+            call_id = await pending_call(session, [QUESTION])
+            unanswered = await pending_call(session, [QUESTION])
+        service.answer(running.agent, call_id, {"answers": [{"id": "db", "selected": ["SQLite"]}]})
+        assert service.projection(running.agent).active[0].state == "continued"
+    finally:
+        await running.aclose()
+    assert service.reply_kept(running.agent, call_id) is True
+    assert service.projection(running.agent).settled[0].call_id == call_id
+    assert running.agent.session.next_step == ()
+    # Answered after the server closed: no client can collect it, so it is kept as well.
+    late = {"answers": [{"id": "db", "selected": []}]}
+    assert service.answer(running.agent, unanswered, late) is True
+    assert service.reply_kept(running.agent, unanswered) is True
+    assert [row.call_id for row in service.projection(running.agent).settled] == [
+        call_id,
+        unanswered,
+    ]
 
 
 async def test_aclose_frees_the_port(service: ipyask.UserQuestions) -> None:

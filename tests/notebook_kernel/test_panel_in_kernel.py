@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -114,6 +115,82 @@ def test_a_timed_question_goes_pending_then_takes_a_late_reply(fe: HeadlessFront
     assert cell.stdout.strip() == "1"
     card = fe.wait_for_status(key, "answered")
     assert card["answer"] == {"answers": [{"id": "db", "selected": ["SQLite"]}]}
+
+
+def test_a_late_answer_after_the_agent_loop_ended_is_kept_and_says_so(
+    fe: HeadlessFrontend,
+) -> None:
+    """The agent-loop notebook's shape: the timed question continues, the loop ends, and only
+    then the person answers. Nobody will read the answer: the card says so, and the projection
+    and the transcript keep it."""
+    fe.execute(
+        "tool = ipyask.AskUserQuestionTool(svc, mode='timed', timeout=30)\n"
+        "async def run_agent():\n"
+        "    with svc.reading(agent):  # the loop reads late replies at each step\n"
+        f"        result = await tool.execute({DB}, call_id='call_fmt', agent=agent)\n"
+        "        return json.loads(result.content)\n"
+        "run = asyncio.ensure_future(run_agent())"
+    )
+    key = fe.wait_for_card("Which database?")["key"]
+    fe.claim(key)
+    fe.kernel.wait_for(lambda: fe.frames(key), timeout=5, what="a frame")
+    fe.time_out(key)
+    cell = fe.execute("print((await asyncio.wait_for(run, 10))['pending'], run.done())")
+    assert cell.stdout.strip() == "True True"  # the loop has ended
+    fe.wait_for_status(key, "continued")
+    fe.answer(key, {"db": "SQLite"})
+    card = fe.wait_for_status(key, "answered")
+    assert card["noticeCode"] == "reply-kept"
+    assert card["notice"].startswith(
+        "Answer saved. The agent that asked has finished, so it will not read this answer"
+    )
+    assert card["answer"] == {"answers": [{"id": "db", "selected": ["SQLite"]}]}
+    cell = fe.execute(
+        "print(json.dumps(svc.projection(agent).to_wire()))\n"
+        "print(svc.reply_kept(agent, 'call_fmt'), len(agent.session.next_step))\n"
+        "print(panel.records[-1])"
+    )
+    projection, kept, record = cell.stdout.strip().splitlines()
+    assert json.loads(projection) == {
+        "active": [],
+        "settled": [{"callId": "call_fmt", "answers": [{"id": "db", "selected": ["SQLite"]}]}],
+    }
+    assert kept == "True 0"
+    assert record.startswith("**Answered late, after the agent that asked had finished")
+    assert record.endswith("Which database? → **SQLite**")
+    assert fe.kernel.handler_errors == []
+
+
+def test_a_loop_that_declares_no_reader_and_ended_gets_no_next_step_claim(
+    fe: HeadlessFrontend,
+) -> None:
+    """The same shape with a loop that does not declare itself: ipyask knows only that the task
+    that asked has ended. The card says nobody reads the answer unless code reads the inbox, and
+    the answer waits there for that code."""
+    fe.execute(
+        "tool = ipyask.AskUserQuestionTool(svc, mode='timed', timeout=30)\n"
+        "async def run_agent():\n"
+        f"    result = await tool.execute({DB}, call_id='call_fmt', agent=agent)\n"
+        "    return json.loads(result.content)\n"
+        "run = asyncio.ensure_future(run_agent())"
+    )
+    key = fe.wait_for_card("Which database?")["key"]
+    fe.claim(key)
+    fe.kernel.wait_for(lambda: fe.frames(key), timeout=5, what="a frame")
+    fe.time_out(key)
+    cell = fe.execute("print((await asyncio.wait_for(run, 10))['pending'], run.done())")
+    assert cell.stdout.strip() == "True True"
+    fe.wait_for_status(key, "continued")
+    fe.answer(key, {"db": "SQLite"})
+    fe.kernel.wait_for(
+        lambda: fe.card(key).get("noticeCode") == "reply-unread", timeout=5, what="notice"
+    )
+    assert "reads it at its next step" not in fe.card(key)["notice"]
+    cell = fe.execute("print(len(agent.session.next_step)); agent.session.admit()")
+    assert cell.stdout.strip() == "1"  # code can still read it
+    assert fe.wait_for_status(key, "answered")["answer"] == {
+        "answers": [{"id": "db", "selected": ["SQLite"]}]
+    }
 
 
 def test_a_silent_view_loses_its_claim_and_the_original_deadline_holds(

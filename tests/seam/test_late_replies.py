@@ -238,3 +238,151 @@ async def test_the_full_timed_flow_through_the_tool(svc, agent, clock) -> None:
     assert svc.projection(agent).to_wire()["settled"] == [
         {"callId": "c9", "answers": [{"id": "q1", "selected": ["SQLite"]}]}
     ]
+
+
+# -- who reads a late reply --------------------------------------------------------------------
+
+
+def test_a_reply_while_a_declared_loop_reads_waits_for_its_next_step(svc, agent) -> None:
+    continued(agent)
+    with svc.reading(agent):
+        assert svc.reply_reader(agent) == "next-step"
+        assert svc.answer(agent, "c1", BATCH) is True
+        assert len(agent.session.next_step) == 1
+        assert svc.reply_kept(agent, "c1") is False
+        agent.session.admit()
+    assert svc.projection(agent).settled[0].call_id == "c1"
+    assert svc.reply_kept(agent, "c1") is False  # read, not kept
+
+
+def test_a_reply_after_the_loop_ended_is_kept_in_the_log(svc, agent) -> None:
+    assert svc.reply_reader(agent) is None  # nobody declared: the spec's default (the inbox)
+    continued(agent)
+    with svc.reading(agent):
+        pass
+    assert svc.reply_reader(agent) == "nobody"
+    assert svc.answer(agent, "c1", BATCH) is True
+    assert agent.session.next_step == ()  # nobody would ever take it from there
+    assert svc.reply_kept(agent, "c1") is True
+    view = svc.projection(agent)
+    assert view.active == []
+    assert view.to_wire()["settled"] == [{"callId": "c1", "answers": BATCH["answers"]}]
+    (event,) = [e for e in agent.session.events if e.type == "user/message"]
+    assert event.source is not None and event.source.call_id == "c1"
+    assert svc.answer(agent, "c1", BATCH) is False
+
+
+def test_a_reply_left_unread_when_the_last_reader_ends_is_kept(svc, agent) -> None:
+    continued(agent)
+    outer = svc.reading(agent)
+    inner = svc.reading(agent, "re-ask")
+    assert svc.reply_reader(agent) == "re-ask"  # the latest open reader
+    svc.answer(agent, "c1", BATCH)
+    inner.close()
+    assert len(agent.session.next_step) == 1  # one reader is still there
+    outer.close()
+    outer.close()  # idempotent
+    assert agent.session.next_step == ()
+    assert svc.reply_kept(agent, "c1") is True
+    assert svc.projection(agent).settled[0].answers[0].selected == ["SQLite"]
+
+
+def test_a_new_reader_takes_later_replies_again(svc, agent) -> None:
+    continued(agent)
+    svc.reading(agent).close()
+    with svc.reading(agent):
+        svc.answer(agent, "c1", BATCH)
+        assert len(agent.session.next_step) == 1
+    with pytest.raises(ValueError, match="by must be"):
+        svc.reading(agent, "later")  # type: ignore[arg-type]
+
+
+async def test_collect_reply_returns_a_queued_late_answer_and_settles_it(svc, agent) -> None:
+    continued(agent)
+    with svc.reading(agent, "re-ask"):
+        assert svc.answer(agent, "c1", BATCH) is True
+        collected = await svc.collect_reply(agent, "c1", 1000)
+    assert collected == ipyask.AskUserQuestionAnswer.model_validate(BATCH)
+    assert agent.session.next_step == ()
+    assert svc.projection(agent).settled[0].call_id == "c1"
+    assert await svc.collect_reply(agent, "c1", 1000) == collected  # again: the same batch
+    assert await svc.collect_reply(agent, "unknown", 1000) is None
+
+
+async def test_collect_reply_waits_for_the_answer_then_times_out(svc, agent, clock) -> None:
+    import asyncio
+
+    from ipyask.testing import drain_loop
+
+    continued(agent)
+    continued(agent, "c2")
+    waiting = asyncio.ensure_future(svc.collect_reply(agent, "c1", 5000))
+    timing_out = asyncio.ensure_future(svc.collect_reply(agent, "c2", 5000))
+    await drain_loop()
+    assert not waiting.done()
+    clock.advance(1000)
+    svc.answer(agent, "c1", BATCH)
+    await drain_loop()
+    assert (await waiting).answers[0].selected == ["SQLite"]
+    assert not timing_out.done()
+    clock.advance(4000)
+    await drain_loop()
+    assert await timing_out == ipyask.PendingAnswer(call_id="c2")
+    assert [row.state for row in svc.projection(agent).active] == ["continued"]
+    with pytest.raises(UserQuestionError) as caught:
+        await svc.collect_reply(agent, "c2", 0)
+    assert caught.value.code == "BAD_TIMEOUT"
+
+
+def test_a_call_asked_again_under_its_id_is_not_reported_kept_twice(svc, agent) -> None:
+    continued(agent)
+    svc.reading(agent).close()
+    svc.answer(agent, "c1", BATCH)
+    assert svc.reply_kept(agent, "c1") is True
+    continued(agent)  # the same call id, asked again and continued again
+    with svc.reading(agent):
+        svc.answer(agent, "c1", BATCH)
+        assert svc.reply_kept(agent, "c1") is False  # this reply waits for the loop
+
+
+async def test_the_asking_task_is_known_to_have_ended(svc, agent, clock) -> None:
+    import asyncio
+
+    from ipyask.testing import drain_loop
+
+    tool = ipyask.AskUserQuestionTool(svc, mode="timed", timeout=1)
+    go_on = asyncio.Event()
+
+    async def loop() -> None:
+        await tool.execute({"questions": QUESTIONS}, call_id="c7", agent=agent)
+        await go_on.wait()
+
+    running = asyncio.ensure_future(loop())
+    await drain_loop()
+    assert svc.asker_ended(agent, "c7") is False  # still asking
+    clock.advance(1000)
+    await drain_loop()
+    assert svc.asker_ended(agent, "c7") is False  # went on with pending, still running
+    go_on.set()
+    await running
+    assert svc.asker_ended(agent, "c7") is True
+    assert svc.reply_reader(agent) is None  # nothing declared: the answer still goes to the inbox
+    assert svc.answer(agent, "c7", BATCH) is True
+    assert len(agent.session.next_step) == 1
+    assert svc.asker_ended(agent, "unknown") is False
+
+
+async def test_closing_the_service_ends_a_waiting_collect_reply(svc, agent) -> None:
+    import asyncio
+
+    from ipyask.testing import drain_loop
+
+    continued(agent)
+    waiting = asyncio.ensure_future(svc.collect_reply(agent, "c1"))  # no timeout: until answered
+    await drain_loop()
+    assert not waiting.done()
+    await svc.aclose()
+    await drain_loop()
+    with pytest.raises(UserQuestionError) as caught:
+        await waiting
+    assert caught.value.code == "ASK_ABORTED"

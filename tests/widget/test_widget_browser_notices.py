@@ -86,3 +86,41 @@ def test_a_refusal_a_person_meets_is_said_in_the_views_language(wpage) -> None:
     _refuse(wpage, "BAD_ANSWER", "'Zig' is not an option of question q1")
     expect(feedback).to_have_text("'Zig' is not an option of question q1")
     assert wpage.errors == []
+
+
+def test_the_late_answer_notices_say_who_reads_it_in_both_languages(wpage) -> None:
+    answer = {"answers": [{"id": "q", "selected": ["SQLite"]}]}
+    kept = generic(
+        "k1", status="answered", answer=answer, notice="Answer saved.", notice_code="reply-kept"
+    )
+    waits = generic(
+        "r1",
+        status="continued",
+        notice="Answer saved.",
+        notice_code="reply-awaits-reask",
+        notice_params={"callId": "mcp-1a2b"},
+    )
+    unread = generic("u1", status="continued", notice="Answer sent.", notice_code="reply-unread")
+    wpage.mount(QuestionWidget(cards=[kept, waits, unread]))
+    expect(wpage.card("k1").locator(".ipyask-notice")).to_have_text(
+        "Answer saved. The agent that asked has finished, so it will not read this answer; it is "
+        "kept in the session log, where the projection and the transcript show it."
+    )
+    expect(wpage.card("r1").locator(".ipyask-notice")).to_have_text(
+        "Answer saved. The MCP client gets it when it calls ask_user_question again with callId "
+        "mcp-1a2b; until then it waits here."
+    )
+    expect(wpage.card("u1").locator(".ipyask-notice")).to_contain_text(
+        "the task that asked has ended"
+    )
+    wpage.set_language("zh")
+    expect(wpage.card("k1").locator(".ipyask-notice")).to_have_text(
+        "回答已保存。提出问题的智能体已结束，不会读到这个回答；"
+        "它保存在会话记录中，投影和记录里都能看到。"
+    )
+    expect(wpage.card("r1").locator(".ipyask-notice")).to_have_text(
+        "回答已保存。MCP 客户端用 callId mcp-1a2b 再次调用 ask_user_question 时会收到它；"
+        "在那之前它在这里等待。"
+    )
+    expect(wpage.card("u1").locator(".ipyask-notice")).to_contain_text("提出问题的任务已结束")
+    assert wpage.errors == []

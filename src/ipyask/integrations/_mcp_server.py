@@ -4,6 +4,11 @@ inside the kernel's event loop, behind a bearer token.
 Each tool call asks the person through the service and reports MCP progress while it waits, so
 clients that reset their timeout on progress keep waiting. A call the client cancels, or whose
 connection ends, ends its ask: the card shows cancelled.
+
+A timed ``ask_user_question`` that returns pending leaves its card answerable; an MCP client can
+only receive that late answer by asking for it, so the server declares itself the session's
+``"re-ask"`` reader: the card says the answer waits for the client, and a call with ``callId``
+collects it.
 """
 
 from __future__ import annotations
@@ -29,10 +34,22 @@ from .._decisions import tool_decision
 from .._errors import UserQuestionError
 from .._rich_questions import tool_approval_question
 from .._service import UserQuestions
-from .._tool import AskUserQuestionTool, ToolResult
-from .._vocabulary import AskUserQuestionItem, AskUserQuestionRequest
+from .._tool import (
+    TIMED_DESCRIPTION,
+    AskUserQuestionTool,
+    ToolArgumentError,
+    ToolResult,
+    _check_seconds,
+)
+from .._vocabulary import AskUserQuestionItem, AskUserQuestionRequest, PendingAnswer
 
-__all__ = ["APPROVE_TOOL_CALL", "WAITING_MESSAGE", "NotebookMCPServer"]
+__all__ = [
+    "APPROVE_TOOL_CALL",
+    "ASK_DESCRIPTION",
+    "MCP_PENDING_NOTICE",
+    "WAITING_MESSAGE",
+    "NotebookMCPServer",
+]
 
 APPROVE_TOOL_CALL = "approve_tool_call"
 """The name of the tool-approval tool."""
@@ -63,6 +80,29 @@ _APPROVE_SCHEMA: dict[str, Any] = {
     },
     "required": ["name", "arguments"],
 }
+
+MCP_PENDING_NOTICE = (
+    "No answer batch arrived before the timeout. This is pending, not a skipped answer. Continue "
+    "useful independent work. The user can still answer: to collect their answer, call "
+    "ask_user_question again with the same questions and callId set to this callId; it returns "
+    "their answer batch, or pending again if they have not answered within that call's timeout. "
+    "Do not treat this as permission."
+)
+"""The pending result's message over MCP: a late answer reaches the client only when it asks."""
+
+ASK_DESCRIPTION = (
+    TIMED_DESCRIPTION + " A pending result's answer is never sent to you unasked: to collect it, "
+    "call this tool again with the same questions and callId set to the pending result's "
+    "callId; that call returns the answer batch once the user has answered (and the same batch "
+    "on later calls), or pending again after timeout."
+)
+"""The ``ask_user_question`` description over MCP: the timed one, plus how to collect a late
+answer."""
+
+_CALL_ID_DESCRIPTION = (
+    "Only to collect a late answer: the callId of an earlier pending result. The call then asks "
+    "nothing new; it returns that question's answer batch, or pending again after timeout."
+)
 
 WAITING_MESSAGE = "Waiting for the person's answer in the notebook"
 """The message of the progress notifications sent while a question waits."""
@@ -137,12 +177,14 @@ class NotebookMCPServer:
         """The agent every question of this server belongs to (timed asks need a live one)."""
         self._progress_every = progress_every
         self._ask_tool = AskUserQuestionTool(service, mode="timed")
+        # An MCP client reads a late answer only by asking again with its callId.
+        self._reader = service.reading(self.agent, "re-ask")
         self._tools: dict[str, tuple[types.Tool, ToolCallHandler]] = {}
         self.add_tool(
             types.Tool(
                 name=self._ask_tool.definition.name,
-                description=self._ask_tool.definition.description,
-                input_schema=self._ask_tool.definition.parameters,
+                description=ASK_DESCRIPTION,
+                input_schema=_ask_schema(self._ask_tool.definition.parameters),
             ),
             self._ask,
         )
@@ -207,6 +249,7 @@ class NotebookMCPServer:
             self._uvicorn.should_exit = True
             await task
         self._socket.close()
+        self._reader.close()  # no client can collect a late answer any more: keep it
         self.service.agents.leave(self.agent)
 
     async def __aenter__(self) -> NotebookMCPServer:
@@ -255,7 +298,36 @@ class NotebookMCPServer:
             await ctx.session.report_progress(beats, None, WAITING_MESSAGE)
 
     async def _ask(self, arguments: Mapping[str, Any], call_id: str) -> ToolResult:
-        return await self._ask_tool.execute(arguments, call_id=call_id, agent=self.agent)
+        if "callId" in arguments:
+            return await self._collect(arguments)
+        result = await self._ask_tool.execute(arguments, call_id=call_id, agent=self.agent)
+        if result.value is not None and result.value.get("pending") is True:
+            value = {**result.value, "message": MCP_PENDING_NOTICE}
+            return ToolResult(content=_compact(value), value=value)
+        return result
+
+    async def _collect(self, arguments: Mapping[str, Any]) -> ToolResult:
+        """A call with ``callId``: the late answer of that earlier pending call."""
+        call_id = arguments["callId"]
+        try:
+            if not isinstance(call_id, str) or not call_id:
+                raise ToolArgumentError("callId must be the callId of a pending result")
+            seconds = _check_seconds(arguments.get("timeout", self._ask_tool.default_timeout))
+            timeout = None if seconds == -1 else seconds * 1000
+            outcome = await self.service.collect_reply(self.agent, call_id, timeout)
+        except (ToolArgumentError, UserQuestionError) as error:
+            return ToolResult(content=f"Error: {error}", is_error=True)
+        if outcome is None:
+            message = (
+                f"callId {call_id!r} names no pending question of this server: pass the callId "
+                "of a pending result, or ask without callId"
+            )
+            return ToolResult(content=f"Error: {message}", is_error=True)
+        if isinstance(outcome, PendingAnswer):
+            value = {"pending": True, "callId": call_id, "message": MCP_PENDING_NOTICE}
+        else:
+            value = outcome.to_wire()
+        return ToolResult(content=_compact(value), value=value)
 
     async def _approve(self, arguments: Mapping[str, Any], call_id: str) -> ToolResult:
         try:
@@ -267,6 +339,18 @@ class NotebookMCPServer:
             return ToolResult(content=f"Error: {error}", is_error=True)
         value = decision.model_dump(mode="json")
         return ToolResult(content=json.dumps(value, ensure_ascii=False), value=value)
+
+
+def _compact(value: object) -> str:
+    """JSON as the seam's tool writes its results."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _ask_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """The seam's timed ``ask_user_question`` schema plus ``callId``, to collect a late answer."""
+    properties = dict(parameters["properties"])
+    properties["callId"] = {"type": "string", "description": _CALL_ID_DESCRIPTION}
+    return {**parameters, "properties": properties}
 
 
 def _approval_question(arguments: Mapping[str, Any]) -> AskUserQuestionItem:

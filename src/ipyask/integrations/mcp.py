@@ -60,6 +60,13 @@ async def serve(
     ``port=0`` picks a free port. While a question waits, MCP progress notifications go out
     every ``progress_every`` seconds. ``service=None`` asks on the default service, its panel
     shown in the running cell. Stop it with ``await server.aclose()`` (the port is freed).
+
+    A timed ``ask_user_question`` the person does not answer in time returns pending and its
+    card stays answerable; the client collects the late answer by calling the tool again with
+    ``callId`` set to the pending result's (the tool's description says so). Until then the
+    card says the answer waits for the client. Late answers no client collected before
+    ``aclose``, and those given after it, are kept in the session log
+    (``service.projection(server.agent)`` settles them; their cards say nobody will read them).
     """
     server = NotebookMCPServer(
         _asking.chosen_service(service),

@@ -33,11 +33,13 @@ class CardOutcomes:
         answer: AskUserQuestionAnswer | None = None,
         *,
         late: bool = False,
+        kept: bool = False,
         questions: list[AskUserQuestionItem] | None = None,
     ) -> None:
         """Give card ``key`` its final ``status`` and record it (nothing if the card is gone).
 
-        ``late``: the answer came after the agent went on without it (a continued card). The
+        ``late``: the answer came after the agent went on without it (a continued card);
+        ``kept``: and nobody was left to read it, so it was kept in the session log. The
         card carries ``notice`` as its code (and English text); the record is written in the
         widget's language. ``questions``: the card's questions when the caller holds them (as
         asked), else they are read from the card.
@@ -50,7 +52,9 @@ class CardOutcomes:
         if questions is None:
             questions = [AskUserQuestionItem.model_validate(item) for item in wire["questions"]]
         language = language_of(self._widget.language)
-        word: RecordWord = "answered-late" if late and status == "answered" else status
+        word: RecordWord = status
+        if late and status == "answered":
+            word = "answered-late-kept" if kept else "answered-late"
         # An answer speaks for itself.
         why = None if status == "answered" or notice is None else notice.text(language)
         title = RECORD_WORDS[language][word]

@@ -1,8 +1,12 @@
 """Continued cards: timed questions the agent stopped waiting for, still answerable late.
 
 A continued card is answered through ``svc.answer`` (a late reply steered into the agent's
-session); it settles when the session projection settles the call. A timed question no session
-tracks cannot take a late reply: its card says so and expires.
+session); it settles when the session projection settles the call. Its notice says who reads the
+answer (``svc.reply_reader``): the agent at its next step, the MCP client when it asks the call
+again, or nobody, when every reader the agent's code declared has ended: the answer is then kept
+in the session log and the card says so. With no reader declared, a card whose asking task has
+ended says the answer waits unread in the inbox. A timed question no session tracks cannot take
+a late reply: its card says so and expires.
 """
 
 from __future__ import annotations
@@ -81,8 +85,20 @@ class ContinuedCards:
         if not self._service.answer(agent, call_id, answer):
             self.refresh()
             return False
-        self._widget.update_card(key, **Notice("reply-queued").card_fields())
+        # A kept answer is in the log already: the projection settles the card (refresh).
+        if key in self._cards and not self._service.reply_kept(agent, call_id):
+            self._widget.update_card(key, **self._sent_notice(agent, call_id).card_fields())
         return True
+
+    def _sent_notice(self, agent: Agent, call_id: str) -> Notice:
+        """Who reads the answer just sent: the MCP client asking again, or the agent's loop;
+        with no reader declared, a loop only while the task that asked still runs."""
+        reader = self._service.reply_reader(agent)
+        if reader == "re-ask":
+            return Notice("reply-awaits-reask", {"callId": call_id})
+        if reader is None and self._service.asker_ended(agent, call_id):
+            return Notice("reply-unread")
+        return Notice("reply-queued")
 
     def refresh(self) -> None:
         """Settle or expire continued cards from their sessions' projections."""
@@ -93,7 +109,11 @@ class ContinuedCards:
             if settled is not None:
                 del self._cards[key]
                 answer = AskUserQuestionAnswer(answers=settled.answers)
-                self._outcomes.mark(key, "answered", answer=answer, late=True)
+                if self._service.reply_kept(agent, call_id):
+                    notice = Notice("reply-kept")
+                    self._outcomes.mark(key, "answered", notice, answer, late=True, kept=True)
+                else:
+                    self._outcomes.mark(key, "answered", answer=answer, late=True)
             elif not active:
                 del self._cards[key]
                 self._outcomes.mark(key, "expired", Notice("no-longer-answerable"))

@@ -37,6 +37,7 @@ Language = Literal["en", "zh"]
 RecordWord = Literal[
     "answered",
     "answered-late",
+    "answered-late-kept",
     "cancelled",
     "expired",
     "rejected",
@@ -59,6 +60,18 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
         "closed-unanswered": "The question was closed before it was answered.",
         "cancelled": "The question was cancelled.",
         "reply-queued": "Answer sent: the agent reads it at its next step.",
+        "reply-unread": (
+            "Answer sent to the agent's inbox, but the task that asked has ended: nobody reads "
+            "it unless the agent's code reads its inbox again (agent.session.next_step)."
+        ),
+        "reply-kept": (
+            "Answer saved. The agent that asked has finished, so it will not read this answer; "
+            "it is kept in the session log, where the projection and the transcript show it."
+        ),
+        "reply-awaits-reask": (
+            "Answer saved. The MCP client gets it when it calls ask_user_question again with "
+            "callId {callId}; until then it waits here."
+        ),
         "late-reply-impossible": (
             "The agent went on without an answer and cannot take a late one, so this answer "
             "was not delivered."
@@ -79,6 +92,18 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
         "closed-unanswered": "这个问题在回答之前已关闭。",
         "cancelled": "这个问题已取消。",
         "reply-queued": "回答已发送：智能体会在下一步读到它。",
+        "reply-unread": (
+            "回答已放入智能体的收件箱，但提出问题的任务已结束："
+            "除非智能体的代码再次读取收件箱（agent.session.next_step），否则没有人会读到它。"
+        ),
+        "reply-kept": (
+            "回答已保存。提出问题的智能体已结束，不会读到这个回答；"
+            "它保存在会话记录中，投影和记录里都能看到。"
+        ),
+        "reply-awaits-reask": (
+            "回答已保存。MCP 客户端用 callId {callId} 再次调用 ask_user_question 时会收到它；"
+            "在那之前它在这里等待。"
+        ),
         "late-reply-impossible": (
             "智能体没等到回答就继续工作了，且无法接收迟到的回答，所以这个回答没有送达。"
         ),
@@ -98,6 +123,7 @@ RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
     "en": {
         "answered": "Answered",
         "answered-late": "Answered late",
+        "answered-late-kept": "Answered late, after the agent that asked had finished (kept)",
         "cancelled": "Cancelled",
         "expired": "Expired",
         "rejected": "rejected",
@@ -113,6 +139,7 @@ RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
     "zh": {
         "answered": "已回答",
         "answered-late": "已迟到回答",
+        "answered-late-kept": "已迟到回答，提问的智能体当时已结束（已保存）",
         "cancelled": "已取消",
         "expired": "已失效",
         "rejected": "已拒绝",
