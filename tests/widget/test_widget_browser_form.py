@@ -272,7 +272,7 @@ def test_the_pressed_action_says_submitting_never_another_one(wpage) -> None:
     card = wpage.card("form1")
     card.get_by_role("button", name="Decline").click()  # the kernel has not replied yet
     expect(card.locator(".ipyask-foot button")).to_have_text(["Cancel", "Submitting…", "Submit"])
-    expect(card.get_by_role("button", name="Submit")).to_be_disabled()
+    expect(card.get_by_role("button", name="Submit", exact=True)).to_be_disabled()
 
 
 def test_keyboard_only(wpage) -> None:
