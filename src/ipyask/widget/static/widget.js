@@ -121,6 +121,8 @@ var STRINGS = {
     invalidJson: "Not valid JSON: {problem}",
     notAnObject: "The arguments must be a JSON object ({…}).",
     rejectReason: "Reason for the model (optional)",
+    neverNote: "Later calls of this tool are rejected without asking.",
+    stopNote: "The agent stops after this rejection.",
     respondText: "Reply to the model instead of running the tool",
     back: "Back",
     form: "Form",
@@ -214,6 +216,8 @@ var STRINGS = {
     invalidJson: "不是有效的 JSON：{problem}",
     notAnObject: "参数必须是 JSON 对象（{…}）。",
     rejectReason: "给模型的拒绝理由（可选）",
+    neverNote: "此后对该工具的调用将不再询问，直接拒绝。",
+    stopNote: "拒绝后智能体将停止运行。",
     respondText: "不运行工具，直接回复模型",
     back: "返回",
     form: "表单",
@@ -1911,7 +1915,12 @@ function screenFields(c, state) {
     })
   );
   area.value = reply ? state.reply : state.reason;
-  return [h("div", { class: "ipyask-field" }, h("label", { class: "ipyask-field__label", for: id }, reply ? t.respondText : t.rejectReason), area)];
+  const label = h("label", { class: "ipyask-field__label", for: id }, reply ? t.respondText : t.rejectReason);
+  const note = state.screen === "never" ? t.neverNote : state.screen === "stop" ? t.stopNote : null;
+  if (note === null) return [h("div", { class: "ipyask-field" }, label, area)];
+  const noteId = c.view.nextId();
+  area.setAttribute("aria-describedby", noteId);
+  return [h("div", { class: "ipyask-field" }, label, h("p", { class: "ipyask-field__desc", id: noteId, "data-role": "decision-note" }, note), area)];
 }
 function jsonEditor(c, state) {
   const t = c.t;
@@ -2021,7 +2030,17 @@ function submitScreen(c, state) {
 // src/ipyask/widget/js/presentations/tool-approval.js
 var BUTTON_ORDER = (
   /** @type {DecisionKind[]} */
-  ["reject", "respond", "edit", "always", "approve"]
+  ["stop", "never", "reject", "respond", "edit", "always", "approve"]
+);
+var SCREENS = /* @__PURE__ */ new Map(
+  /** @type {[string, ToolState["screen"]][]} */
+  [
+    ["tool-edit", "edit"],
+    ["tool-reject", "reject"],
+    ["tool-respond", "respond"],
+    ["tool-never", "never"],
+    ["tool-stop", "stop"]
+  ]
 );
 var states = /* @__PURE__ */ new WeakMap();
 var toolApproval = { build: build6, act: act4, input: (c, event) => screenInput(c, stateOf(c), event), key: key2 };
@@ -2091,10 +2110,9 @@ function act4(c, action, target) {
   } else if (action === "tool-approve" || action === "tool-always") {
     const label = labelOf(c, action === "tool-approve" ? "approve" : "always");
     if (label !== null && c.canSubmit()) c.sendAnswer([{ id: c.card.questions[0].id, selected: [label] }]);
-  } else if (action === "tool-edit" || action === "tool-reject" || action === "tool-respond") {
+  } else if (SCREENS.has(action)) {
     if (c.busy) return;
-    state.screen = /** @type {"edit" | "reject" | "respond"} */
-    action.slice("tool-".length);
+    state.screen = SCREENS.get(action) ?? "review";
     state.opener = action;
     c.feedback = null;
     c.refusal = null;
