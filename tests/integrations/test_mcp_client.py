@@ -289,3 +289,45 @@ async def test_the_completion_notification_closes_the_card_and_the_call_is_made_
     assert await asyncio.wait_for(read_calendar(calendar, service), 10) == "3 meetings"
     assert [signal.aborted for signal in signals] == [True]
     assert calendar.calls == 2
+
+
+KERNEL_CALENDAR = """
+import asyncio, mcp
+from mcp.server.mcpserver import Context, MCPServer
+from ipyask.integrations.mcp import url_elicitations
+
+calendar = MCPServer("calendar")
+state = {"authorized": False, "session": None}
+
+@calendar.tool()
+async def read_calendar(ctx: Context) -> str:
+    state["session"] = ctx.session
+    if not state["authorized"]:
+        raise mcp.UrlElicitationRequiredError([mcp.types.ElicitRequestURLParams(
+            message="Authorize access to your calendar",
+            url="https://auth.example.com/authorize?x=3", elicitation_id="cal-9")])
+    return "3 meetings"
+
+async def run_calendar():
+    urls = url_elicitations()
+    async with mcp.Client(calendar, mode="legacy", message_handler=urls.message_handler) as c:
+        return (await urls.call_tool(c, "read_calendar")).content[0].text
+"""
+
+
+@pytest.mark.kernel
+def test_the_completion_notification_settles_the_card_in_a_real_kernel(front: Any) -> None:
+    """https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation: the server
+    reports the page done while its card waits in the panel; the card settles (the agent no
+    longer waits for it, as it says) and the call is made again."""
+    front.execute(KERNEL_CALENDAR)
+    front.execute("task = asyncio.ensure_future(run_calendar())")
+    card = front.wait_for_card("Authorize access to your calendar")
+    front.execute(
+        'state["authorized"] = True\nawait state["session"].send_elicit_complete("cal-9")'
+    )
+    settled = front.wait_for_status(card["key"], "cancelled")
+    assert settled["noticeCode"] == "agent-stopped"
+    cell = front.execute("print(await asyncio.wait_for(task, 10))")
+    assert cell.stdout.strip() == "3 meetings"
+    assert front.kernel.handler_errors == []
