@@ -36,7 +36,7 @@ __all__ = [
     "tool_decision",
 ]
 
-DecisionKind = Literal["approve", "always", "edit", "reject", "respond"]
+DecisionKind = Literal["approve", "always", "edit", "reject", "respond", "never", "stop"]
 FormAction = Literal["accept", "decline", "cancel"]
 
 
@@ -44,8 +44,8 @@ class ToolDecision(BaseModel):
     """The person's decision on a tool call.
 
     ``arguments`` are the arguments to run the tool with: the edited ones for ``edit``, else the
-    proposed ones. ``message`` is the reason of a ``reject`` (may be ``None``) or the reply of a
-    ``respond`` (the tool's stand-in result).
+    proposed ones. ``message`` is the reason of a ``reject``, ``never`` or ``stop`` (may be
+    ``None``) or the reply of a ``respond`` (the tool's stand-in result).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -165,7 +165,7 @@ def _read_tool(
         return ToolDecision(kind="edit", arguments=arguments)
     if kind == "respond" and text is None:
         return {"": "the respond decision needs the text to return to the model"}
-    assert kind in ("reject", "respond")
+    assert kind in ("reject", "respond", "never", "stop")
     return ToolDecision(kind=kind, arguments=proposed, message=text)
 
 
@@ -257,7 +257,8 @@ def tool_answer_item(
     message: str | None = None,
 ) -> AskUserQuestionAnswerItem:
     """The answer item for decision ``kind``: its label, with the edited arguments (as JSON
-    text) for ``edit`` or ``message`` for ``reject`` and ``respond``. Not checked."""
+    text) for ``edit`` or ``message`` for ``reject``, ``respond``, ``never`` and ``stop``. Not
+    checked."""
     intent = question.intent
     if not isinstance(intent, ToolApprovalIntent):
         raise TypeError(f"question {question.id} is not a tool approval")

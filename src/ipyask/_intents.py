@@ -114,7 +114,7 @@ def _check_tool_approval(question: AskUserQuestionItem, intent: ToolApprovalInte
         raise fail("with multiSelect; a tool approval takes exactly one decision")
     roles = intent.decision_labels()
     if not roles:
-        raise fail("without any decision (approve, always, edit, reject or respond)")
+        raise fail("without any decision (approve, always, edit, reject, respond, never or stop)")
     _check_labels_are_options(question, intent.kind, roles, "decision", "decision")
     try:
         json.dumps(intent.tool.arguments, allow_nan=False)

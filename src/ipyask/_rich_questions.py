@@ -21,6 +21,8 @@ DECISION_LABELS: dict[DecisionKind, str] = {
     "edit": "Edit",
     "reject": "Reject",
     "respond": "Respond",
+    "never": "Always reject",
+    "stop": "Reject and stop",
 }
 """The label of each decision of :func:`tool_approval_question`."""
 
@@ -39,9 +41,10 @@ def tool_approval_question(
 ) -> AskUserQuestionItem:
     """The question that asks to approve the call of tool ``name`` with ``arguments``.
 
-    ``decisions`` are the allowed ones, any of ``approve``, ``always``, ``edit``, ``reject`` and
-    ``respond``; ``schema`` is the tool's JSON Schema for its arguments; ``description``
-    (Markdown) says what the tool does.
+    ``decisions`` are the allowed ones, any of ``approve``, ``always``, ``edit``, ``reject``,
+    ``respond``, ``never`` (always reject) and ``stop`` (reject and stop the agent); ``schema``
+    is the tool's JSON Schema for its arguments; ``description`` (Markdown) says what the tool
+    does.
     """
     unknown = [kind for kind in decisions if kind not in get_args(DecisionKind)]
     if unknown or not decisions:

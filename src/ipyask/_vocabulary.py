@@ -196,11 +196,13 @@ class ToolCall(WireModel):
 
 
 class ToolApprovalIntent(WireModel):
-    """ipyask extension: approve, always allow, edit, reject or respond to one tool call.
+    """ipyask extension: approve, always allow, edit, reject or respond to one tool call (and,
+    where the caller's framework has them, always reject or reject and stop).
 
     Each decision the caller allows is named by an option label (the options are exactly these
     labels). The chosen label is the answer; ``custom`` carries its text: the edited arguments
-    as JSON text (``edit``), the optional reason (``reject``) or the reply (``respond``).
+    as JSON text (``edit``), the optional reason (``reject``, ``never``, ``stop``) or the reply
+    (``respond``).
     ``detail`` is the tool's description (Markdown).
     """
 
@@ -216,16 +218,23 @@ class ToolApprovalIntent(WireModel):
     """Do not run it; ``custom`` may give the reason, for the model."""
     respond: str | None = None
     """Do not run it; ``custom`` is returned to the model in place of the tool's result."""
+    never: str | None = None
+    """Do not run it, and the caller's persistent refusal of this tool; ``custom`` may give the
+    reason."""
+    stop: str | None = None
+    """Do not run it, and stop the agent; ``custom`` may give the reason."""
 
     def decision_labels(self) -> dict[str, str]:
         """The allowed decisions, ``{kind: label}``, in the order approve, always, edit,
-        reject, respond."""
+        reject, respond, never, stop."""
         decisions = {
             "approve": self.approve,
             "always": self.always,
             "edit": self.edit,
             "reject": self.reject,
             "respond": self.respond,
+            "never": self.never,
+            "stop": self.stop,
         }
         return {kind: label for kind, label in decisions.items() if label is not None}
 

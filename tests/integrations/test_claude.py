@@ -19,7 +19,16 @@ from claude_agent_sdk.types import (
 
 import ipyask
 from ipyask.integrations.claude import can_use_tool
-from ipyask.testing import SKIP, AlwaysAllow, Approve, Edit, Other, Reject, ScriptedAnswerer
+from ipyask.testing import (
+    SKIP,
+    AlwaysAllow,
+    Approve,
+    Edit,
+    Other,
+    Reject,
+    RejectAndStop,
+    ScriptedAnswerer,
+)
 
 QUESTIONS: list[dict[str, Any]] = [
     {
@@ -157,7 +166,7 @@ async def test_an_ordinary_tool_is_a_tool_approval_card_with_the_context() -> No
     assert isinstance(question.intent, ipyask.ToolApprovalIntent)
     assert question.intent.tool.name == "Bash"
     assert question.intent.tool.arguments == {"command": "npm test"}
-    assert set(question.intent.decision_labels()) == {"approve", "always", "edit", "reject"}
+    assert set(question.intent.decision_labels()) == {"approve", "always", "edit", "reject", "stop"}
     assert question.detail is not None
     assert "Runs the test suite" in question.detail
     assert "A hook asked" in question.detail
@@ -198,6 +207,21 @@ async def test_reject_denies_with_the_reason_or_a_clear_default() -> None:
     assert isinstance(result, PermissionResultDeny)
     assert result.message == "The user rejected this tool call."
     assert result.interrupt is False
+
+
+async def test_reject_and_stop_denies_with_interrupt() -> None:
+    """``PermissionResultDeny(interrupt=True)`` denies the call and stops the agent
+    (https://platform.claude.com/docs/en/agent-sdk/user-input): the card offers it as "Reject
+    and stop", with the person's reason or the default."""
+    result, scripted = await ask_bash(RejectAndStop("wrong branch"), context())
+    assert result == PermissionResultDeny(message="wrong branch", interrupt=True)
+    intent = scripted.requests[0].questions[0].intent
+    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert intent.stop == "Reject and stop"
+    result, _ = await ask_bash(RejectAndStop(), context())
+    assert result == PermissionResultDeny(
+        message="The user rejected this tool call.", interrupt=True
+    )
 
 
 async def test_a_cancelled_prompt_cancels_its_question() -> None:

@@ -120,6 +120,7 @@ task = asyncio.ensure_future(openai_agents.run(agent, "clean up"))
         "Approve",
         "Always allow",
         "Reject",
+        "Always reject",
     ]
     shown = fe.execute(RESULT.format(expression="r.final_output, deleted")).stdout
     assert shown.strip() == "done ['a.txt', 'b.txt']"  # b.txt ran on the grant, unasked
@@ -219,3 +220,79 @@ task = asyncio.ensure_future(call({"questions": [Q], "timeout": 30}))
     fe.answer(again, {"again": "Markdown"})
     card = fe.wait_for_status(again, "answered")
     assert card["noticeCode"] == "reply-kept"
+
+
+def test_pydantic_ai_edit_outside_the_tools_schema_is_refused_by_the_panel(
+    fe: HeadlessFrontend,
+) -> None:
+    """https://ai.pydantic.dev/deferred-tools/: the tool definition's argument schema is the
+    card's; the panel refuses an edit that breaks it (per field) and the card stays pending."""
+    fe.execute(
+        """
+from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import FunctionModel
+from ipyask.integrations import pydantic_ai
+
+def model(messages, info):
+    if len(messages) == 1:
+        return ModelResponse(parts=[ToolCallPart("drop_table", {"table": "users"})])
+    return ModelResponse(parts=[TextPart(f"done: {messages[-1].parts[0].content}")])
+
+agent = PydanticAgent(FunctionModel(model), capabilities=[pydantic_ai.approvals()])
+
+@agent.tool_plain(requires_approval=True)
+def drop_table(table: str) -> str:
+    '''Drop a table from the production database.'''
+    return f"dropped {table}"
+
+task = asyncio.ensure_future(agent.run("tidy up"))
+"""
+    )
+    card = fe.wait_for_card("Run drop_table?")
+    (question,) = card["questions"]
+    assert question["detail"] == "Drop a table from the production database."
+    errors = len(fe.errors())
+    fe.edit(card["key"], {"table": 5})
+    refusal = fe.wait_for_error(since=errors)
+    assert set(refusal["fields"]) == {"table"}
+    assert fe.card(card["key"])["status"] == "pending"
+    fe.edit(card["key"], {"table": "users_old"})
+    shown = fe.execute(RESULT.format(expression="r.output")).stdout.strip()
+    assert shown == "done: dropped users_old"
+
+
+def test_openai_agents_always_reject(fe: HeadlessFrontend) -> None:
+    """``state.reject(item, always_reject=True)``
+    (https://openai.github.io/openai-agents-python/human_in_the_loop/): one click on the card,
+    and the tool's next call is rejected without a card."""
+    fe.execute(
+        """
+from agents import Agent, function_tool, set_tracing_disabled
+from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+from ipyask.integrations import openai_agents
+
+set_tracing_disabled(True)
+removed = []
+
+@function_tool(needs_approval=True)
+def remove_file(path: str) -> str:
+    '''Remove a file.'''
+    removed.append(path)
+    return f"removed {path}"
+
+model = ScriptedModel([
+    ModelStep(output=[function_call("remove_file", {"path": "c.txt"}, call_id="c3")]),
+    ModelStep(output=[function_call("remove_file", {"path": "d.txt"}, call_id="c4")]),
+    ModelStep(output=[assistant_message("kept")]),
+])
+agent = Agent(name="careful", model=model, tools=[remove_file])
+task = asyncio.ensure_future(openai_agents.run(agent, "clean up"))
+"""
+    )
+    card = fe.wait_for_card("Run remove_file?")
+    fe.reject(card["key"], "keep everything", always=True)
+    shown = fe.execute(RESULT.format(expression="r.final_output, removed")).stdout
+    assert shown.strip() == "kept []"
+    asked = [c for c in fe.cards() if "remove_file" in c["questions"][0]["question"]]
+    assert len(asked) == 1  # the second call was rejected unasked

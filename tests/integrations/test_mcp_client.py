@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import webbrowser
 from typing import Any
 
 import mcp
 import pytest
+from mcp.server.mcpserver import Context, MCPServer
 
 import ipyask
-from ipyask.integrations.mcp import elicitation_callback
+import ipyask.host
+from ipyask.integrations.mcp import elicitation_callback, url_elicitations
 from ipyask.testing import Cancel, Decline, ScriptedAnswerer
 
 from ._mcp_servers import BOOKING, Booking, booking_server
@@ -138,7 +141,7 @@ from typing import Annotated
 import mcp
 from mcp.server.mcpserver import Elicit, ElicitationResult, MCPServer, Resolve
 from pydantic import BaseModel, Field
-from ipyask.integrations.mcp import elicitation_callback
+from ipyask.integrations.mcp import elicitation_callback, url_elicitations
 
 class Booking(BaseModel):
     date: str = Field(json_schema_extra={"format": "date"})
@@ -181,4 +184,150 @@ def test_a_person_fills_the_form_card_in_a_real_kernel(front: Any, mode: str) ->
     cell = front.execute("print(await asyncio.wait_for(task, 10))")
     assert json.loads(cell.stdout) == values
     front.wait_for_status(card["key"], "answered")
+    assert front.kernel.handler_errors == []
+
+
+# -- URL elicitation by error: URLElicitationRequiredError (-32042) ----------------------------
+
+CALENDAR_URL = "https://auth.example.com/authorize?x=2"
+
+
+class CalendarServer:
+    """A server whose ``read_calendar`` refuses with -32042 until the person is authorized
+    (out of band, at ``CALENDAR_URL``); it keeps the session, to report the page done."""
+
+    def __init__(self) -> None:
+        self.authorized = False
+        self.calls = 0
+        self.session: Any = None
+        self.server = MCPServer("calendar")
+
+        @self.server.tool()
+        async def read_calendar(ctx: Context) -> str:
+            """Read the person's calendar."""
+            self.calls += 1
+            self.session = ctx.session
+            if not self.authorized:
+                raise mcp.UrlElicitationRequiredError(
+                    [
+                        mcp.types.ElicitRequestURLParams(
+                            message="Authorize access to your calendar",
+                            url=CALENDAR_URL,
+                            elicitation_id="cal-1",
+                        )
+                    ]
+                )
+            return "3 meetings"
+
+
+async def read_calendar(
+    calendar: CalendarServer, service: ipyask.UserQuestions
+) -> str | mcp.MCPError:
+    """The tool's text, or the error the call raised (caught inside the client, whose task
+    group would wrap it)."""
+    urls = url_elicitations(service=service)
+    async with mcp.Client(
+        calendar.server, mode="legacy", message_handler=urls.message_handler
+    ) as client:
+        try:
+            result = await urls.call_tool(client, "read_calendar")
+        except mcp.MCPError as error:
+            return error
+    (content,) = result.content
+    assert isinstance(content, mcp.types.TextContent)
+    return content.text
+
+
+async def test_a_call_refused_for_a_url_is_made_again_once_the_person_continues() -> None:
+    """URL mode by error (https://modelcontextprotocol.io/specification/2025-11-25/client/
+    elicitation#url-elicitation-required-error): the URL's consent card, then the same call."""
+    calendar = CalendarServer()
+
+    def done_on_the_page(question: ipyask.AskUserQuestionItem) -> str:
+        calendar.authorized = True  # the person finished on the page, out of band
+        return "Continue"
+
+    service, answerer = scripted(done_on_the_page)
+    assert await read_calendar(calendar, service) == "3 meetings"
+    assert calendar.calls == 2
+    (question,) = answerer.requests[0].questions
+    assert question.question == "Authorize access to your calendar"
+    assert question.header == "auth.example.com"
+    assert question.detail is not None
+    assert f"` {CALENDAR_URL} `" in question.detail
+    assert "the call is then made again" in question.detail
+
+
+@pytest.mark.parametrize("label", ["Decline", "Cancel"])
+async def test_declining_the_url_raises_the_servers_error(label: str) -> None:
+    """https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation: a declined
+    URL elicitation is not retried; the caller gets the server's -32042 error as it came."""
+    calendar = CalendarServer()
+    service, _ = scripted(label)
+    error = await read_calendar(calendar, service)
+    assert isinstance(error, mcp.MCPError)
+    assert error.code == mcp.types.URL_ELICITATION_REQUIRED
+    assert calendar.calls == 1
+
+
+async def test_the_completion_notification_closes_the_card_and_the_call_is_made_again() -> None:
+    """``notifications/elicitation/complete`` (https://modelcontextprotocol.io/specification/
+    2025-11-25/client/elicitation#completion-notifications-for-url-mode-elicitation): the
+    waiting card is closed (its ask aborted) and the call made again, with no answer given."""
+    calendar = CalendarServer()
+    service = ipyask.UserQuestions()
+    signals: list[ipyask.host.AbortSignal] = []
+
+    async def finishes_on_the_page(request: ipyask.AskUserQuestionRequest, next: Any) -> Any:
+        assert request.signal is not None
+        signals.append(request.signal)
+        calendar.authorized = True
+        await calendar.session.send_elicit_complete("cal-1")
+        await asyncio.sleep(60)  # never answered: the abort ends the ask
+
+    service.on_request(finishes_on_the_page)
+    assert await asyncio.wait_for(read_calendar(calendar, service), 10) == "3 meetings"
+    assert [signal.aborted for signal in signals] == [True]
+    assert calendar.calls == 2
+
+
+KERNEL_CALENDAR = """
+import asyncio, mcp
+from mcp.server.mcpserver import Context, MCPServer
+from ipyask.integrations.mcp import url_elicitations
+
+calendar = MCPServer("calendar")
+state = {"authorized": False, "session": None}
+
+@calendar.tool()
+async def read_calendar(ctx: Context) -> str:
+    state["session"] = ctx.session
+    if not state["authorized"]:
+        raise mcp.UrlElicitationRequiredError([mcp.types.ElicitRequestURLParams(
+            message="Authorize access to your calendar",
+            url="https://auth.example.com/authorize?x=3", elicitation_id="cal-9")])
+    return "3 meetings"
+
+async def run_calendar():
+    urls = url_elicitations()
+    async with mcp.Client(calendar, mode="legacy", message_handler=urls.message_handler) as c:
+        return (await urls.call_tool(c, "read_calendar")).content[0].text
+"""
+
+
+@pytest.mark.kernel
+def test_the_completion_notification_settles_the_card_in_a_real_kernel(front: Any) -> None:
+    """https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation: the server
+    reports the page done while its card waits in the panel; the card settles (the agent no
+    longer waits for it, as it says) and the call is made again."""
+    front.execute(KERNEL_CALENDAR)
+    front.execute("task = asyncio.ensure_future(run_calendar())")
+    card = front.wait_for_card("Authorize access to your calendar")
+    front.execute(
+        'state["authorized"] = True\nawait state["session"].send_elicit_complete("cal-9")'
+    )
+    settled = front.wait_for_status(card["key"], "cancelled")
+    assert settled["noticeCode"] == "agent-stopped"
+    cell = front.execute("print(await asyncio.wait_for(task, 10))")
+    assert cell.stdout.strip() == "3 meetings"
     assert front.kernel.handler_errors == []

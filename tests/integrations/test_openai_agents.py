@@ -6,15 +6,19 @@ model read afterwards).
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from typing import Any
 
+import mcp
 import pytest
 from agents import Agent, MaxTurnsExceeded, function_tool
+from agents.mcp import MCPServer as AgentsMCPServer
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+from mcp.server.mcpserver import MCPServer
 
 import ipyask
 from ipyask.integrations import openai_agents as bridge
-from ipyask.testing import AlwaysAllow, Approve, Edit, Reject, ScriptedAnswerer
+from ipyask.testing import AlwaysAllow, AlwaysReject, Approve, Edit, Reject, ScriptedAnswerer
 
 deleted: list[str] = []
 
@@ -82,7 +86,7 @@ async def test_the_card_shows_the_tool_and_offers_what_the_sdk_supports(
     assert isinstance(intent, ipyask.ToolApprovalIntent)
     assert (intent.tool.name, intent.tool.arguments) == ("delete_file", {"path": "a.txt"})
     assert intent.tool.call_id == "call-0"
-    assert list(intent.decision_labels()) == ["approve", "always", "reject"]
+    assert list(intent.decision_labels()) == ["approve", "always", "reject", "never"]
     assert question.detail == "Delete a file from the workspace."
     assert (intent.tool.input_schema or {})["required"] == ["path"]
 
@@ -163,3 +167,97 @@ async def test_a_run_without_approvals_is_runner_run(svc: ipyask.UserQuestions) 
     result = await bridge.run(agent(model), "hi", service=svc)
     assert result.final_output == "hello"
     assert model.calls[0].input == [{"content": "hi", "role": "user"}]
+
+
+async def test_always_reject_is_the_sdks_persistent_refusal(svc: ipyask.UserQuestions) -> None:
+    """``state.reject(item, always_reject=True)``
+    (https://openai.github.io/openai-agents-python/human_in_the_loop/): the tool's later calls
+    are rejected without a card, with the person's reason."""
+    model = ScriptedModel([step("a.txt"), step("b.txt", first=1), done("ok")])
+    script = ScriptedAnswerer({"delete_file": AlwaysReject("never delete here")})
+    script.register(svc)
+    result = await bridge.run(agent(model), "clean up", service=svc)
+    assert result.final_output == "ok"
+    assert deleted == []
+    assert len(script.requests) == 1  # the second call was refused on the decision, unasked
+    reason = "Tool execution was not approved. The user's reason: never delete here"
+    assert tool_outputs(model)["call-1"] == reason
+
+
+class InMemoryServer(AgentsMCPServer):
+    """The Agents SDK's MCP server interface over the MCP SDK's in-memory client, every tool
+    needing approval."""
+
+    def __init__(self, server: MCPServer) -> None:
+        super().__init__(require_approval="always")
+        self.server = server
+        self.stack = AsyncExitStack()
+        self.client: mcp.Client | None = None
+
+    @property
+    def name(self) -> str:
+        return "archive"
+
+    async def connect(self) -> None:
+        self.client = await self.stack.enter_async_context(mcp.Client(self.server))
+
+    async def cleanup(self) -> None:
+        await self.stack.aclose()
+
+    def connected(self) -> mcp.Client:
+        assert self.client is not None
+        return self.client
+
+    async def list_tools(self, run_context: Any = None, agent: Any = None) -> list[Any]:
+        return list((await self.connected().list_tools()).tools)
+
+    async def call_tool(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> Any:
+        return await self.connected().call_tool(tool_name, arguments or {})
+
+    async def list_prompts(self) -> Any:
+        return await self.connected().list_prompts()
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        return await self.connected().get_prompt(name, arguments)
+
+
+def archive_server() -> MCPServer:
+    server = MCPServer("archive")
+
+    @server.tool()
+    def archive_file(path: str, days: int = 30) -> str:
+        """Move a file to the archive for some days."""
+        return f"archived {path} for {days} days"
+
+    return server
+
+
+async def test_a_tool_from_an_mcp_server_shows_its_description_and_schema(
+    svc: ipyask.UserQuestions,
+) -> None:
+    """Tools of ``Agent(mcp_servers=[...])`` with ``require_approval``
+    (https://openai.github.io/openai-agents-python/mcp/) are listed by the SDK only during a
+    run; their card still shows the MCP tool's description and argument schema."""
+    model = ScriptedModel(
+        [ModelStep(output=[function_call("archive_file", {"path": "a.txt"}, call_id="c")]), done()]
+    )
+    script = ScriptedAnswerer({"archive_file": Approve()})
+    script.register(svc)
+    server = InMemoryServer(archive_server())
+    await server.connect()
+    try:
+        archivist = Agent(name="archivist", model=model, mcp_servers=[server])
+        result = await bridge.run(archivist, "archive a.txt", service=svc)
+    finally:
+        await server.cleanup()
+    assert result.final_output == "done"
+    assert "archived a.txt for 30 days" in str(tool_outputs(model)["c"])
+    (question,) = script.requests[0].questions
+    assert question.detail == "Move a file to the archive for some days."
+    assert isinstance(question.intent, ipyask.ToolApprovalIntent)
+    schema = question.intent.tool.input_schema
+    assert schema is not None
+    assert schema["properties"]["path"]["type"] == "string"
+    assert schema["required"] == ["path"]

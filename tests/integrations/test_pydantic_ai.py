@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
 from pydantic_ai.capabilities import HandleDeferredToolCalls
-from pydantic_ai.exceptions import UnexpectedModelBehavior
+from pydantic_ai.exceptions import ApprovalRequired, ModelRetry, UnexpectedModelBehavior
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -21,8 +21,10 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.tools import RunContext
 
 import ipyask
+import ipyask.host
 from ipyask.integrations import pydantic_ai as bridge
 from ipyask.testing import AlwaysAllow, Approve, Edit, Reject, Respond, ScriptedAnswerer
 
@@ -180,8 +182,9 @@ async def test_the_capability_leaves_external_calls_to_their_code(
 
 
 async def test_the_frameworks_own_error_surfaces_unchanged(svc: ipyask.UserQuestions) -> None:
-    """An approved call the tool cannot take (an unknown argument) is pydantic-ai's error."""
-    ScriptedAnswerer({"delete_file": Edit({"path": "a.txt", "color": "red"})}).register(svc)
+    """An approved call the tool refuses (``ModelRetry``, no retries left) is pydantic-ai's
+    error."""
+    ScriptedAnswerer({"delete_file": Edit({"path": "b.txt"})}).register(svc)
 
     def retries(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[ToolCallPart("delete_file", {"path": "a.txt"})])
@@ -192,7 +195,117 @@ async def test_the_frameworks_own_error_surfaces_unchanged(svc: ipyask.UserQuest
 
     @made.tool_plain(requires_approval=True)
     def delete_file(path: str) -> str:
-        return path
+        raise ModelRetry(f"{path} is locked")
 
     with pytest.raises(UnexpectedModelBehavior, match="exceeded max retries"):
         await made.run("clean up")
+
+
+# -- the tool's description, argument schema and approval metadata on the card ----------------
+
+dropped: list[str] = []
+
+
+def drop_table_agent(
+    capabilities: list[Any], *, output_type: Any = str
+) -> tuple[Agent[None, Any], list[ToolReturnPart]]:
+    """An agent whose model calls ``drop_table(table="users")`` once, then answers ``done``;
+    the tool asks for approval with metadata (``ApprovalRequired``). Returns the agent and the
+    tool returns the model read."""
+    read: list[ToolReturnPart] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(
+                parts=[ToolCallPart("drop_table", {"table": "users"}, tool_call_id="call-0")]
+            )
+        last = messages[-1]
+        assert isinstance(last, ModelRequest)
+        read.extend(part for part in last.parts if isinstance(part, ToolReturnPart))
+        return ModelResponse(parts=[TextPart("done")])
+
+    made: Agent[None, Any] = Agent(
+        FunctionModel(model), capabilities=capabilities, output_type=output_type
+    )
+
+    @made.tool
+    def drop_table(ctx: RunContext[None], table: str) -> str:
+        """Drop a table from the production database."""
+        if not ctx.tool_call_approved:
+            raise ApprovalRequired(metadata={"rows": 1200, "owner": "billing *team*"})
+        dropped.append(table)
+        return f"dropped {table}"
+
+    return made, read
+
+
+@pytest.fixture(autouse=True)
+def _no_table_dropped_yet() -> None:
+    dropped.clear()
+
+
+async def test_an_edit_outside_the_tools_schema_is_refused_on_the_card(
+    svc: ipyask.UserQuestions,
+) -> None:
+    """pydantic-ai knows each tool's definition (description, argument JSON schema) and lets a
+    tool ask for approval with metadata (https://ai.pydantic.dev/deferred-tools/#human-in-the-
+    loop-tool-approval): the card shows both and refuses an Edit the schema does not allow."""
+    script = ScriptedAnswerer({"drop_table": Edit({"table": 5})})
+    script.register(svc)
+    made, _ = drop_table_agent([bridge.approvals(service=svc)])
+    with pytest.raises(ipyask.UserQuestionError, match="table: "):
+        await made.run("tidy up")
+    assert dropped == []
+    (question,) = script.requests[0].questions
+    intent = question.intent
+    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    schema = intent.tool.input_schema
+    assert schema is not None
+    assert schema["properties"]["table"]["type"] == "string"
+    assert question.detail is not None
+    assert question.detail.startswith("Drop a table from the production database.")
+    assert "**rows**: ` 1200 `" in question.detail
+    assert r"**owner**: billing \*team\*" in question.detail  # shown as written, not as markup
+    edit = ipyask.host.tool_answer_item(question, "edit", arguments={"table": 5})
+    assert set(ipyask.host.answer_errors(question, edit)) == {"table"}
+
+
+async def test_an_edit_outside_the_schema_from_any_client_never_reaches_the_tool(
+    svc: ipyask.UserQuestions,
+) -> None:
+    """The kernel checks the edit again, whoever answered: a client that skips the card's check
+    (https://ai.pydantic.dev/deferred-tools/) gets the refusal; the tool does not run."""
+
+    async def careless(request: ipyask.AskUserQuestionRequest, next: ipyask.Next) -> Any:
+        (question,) = request.questions
+        answer = {"id": question.id, "selected": ["Edit"], "custom": '{"table": 5}'}
+        return {"answers": [answer]}
+
+    svc.on_request(careless)
+    made, _ = drop_table_agent([bridge.approvals(service=svc)])
+    with pytest.raises(ipyask.BadAnswerError, match="table"):
+        await made.run("tidy up")
+    assert dropped == []
+
+
+async def test_resolve_describes_the_tools_of_the_agent_it_is_given(
+    svc: ipyask.UserQuestions,
+) -> None:
+    """The run-ends flow (https://ai.pydantic.dev/deferred-tools/): ``resolve(output,
+    tools=agent)`` shows the agent's tool definitions and the requests' metadata."""
+    made, _ = drop_table_agent([], output_type=[str, DeferredToolRequests])
+    first = await made.run("tidy up")
+    assert isinstance(first.output, DeferredToolRequests)
+    script = ScriptedAnswerer({"drop_table": Approve()})
+    script.register(svc)
+    results = await bridge.resolve(first.output, service=svc, tools=made)
+    assert results == DeferredToolResults(approvals={"call-0": True})
+    (question,) = script.requests[0].questions
+    assert question.detail is not None
+    assert "Drop a table" in question.detail
+    assert "**rows**" in question.detail
+    assert isinstance(question.intent, ipyask.ToolApprovalIntent)
+    assert question.intent.tool.input_schema is not None
+    second = await made.run(message_history=first.all_messages(), deferred_tool_results=results)
+    assert second.output == "done"
+    assert dropped == ["users"]

@@ -23,11 +23,13 @@ from ipyask import (
 from ipyask.host import answer_errors, form_answer_item, parse_form_schema, tool_answer_item
 from ipyask.testing import (
     AlwaysAllow,
+    AlwaysReject,
     Approve,
     Cancel,
     Decline,
     Edit,
     Reject,
+    RejectAndStop,
     Respond,
     ScriptedAnswerer,
 )
@@ -193,7 +195,7 @@ async def bad_intent(svc: ipyask.UserQuestions, *questions: dict[str, Any]) -> s
         (
             tool_question({}),
             "question t declares intent tool-approval without any decision "
-            "(approve, always, edit, reject or respond)",
+            "(approve, always, edit, reject, respond, never or stop)",
         ),
         (
             tool_question({"approve": "Go", "reject": "Go"}),
@@ -610,6 +612,31 @@ async def test_the_scripted_answerer_gives_each_decision(svc, reply, kind, messa
     answer = await svc.ask(request)
     decision = tool_decision(request.questions[0], answer.answers[0])
     assert (decision.kind, decision.message) == (kind, message)
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind", "message"),
+    [
+        (AlwaysReject(), "never", None),
+        (AlwaysReject("not this tool"), "never", "not this tool"),
+        (RejectAndStop(), "stop", None),
+        (RejectAndStop("wrong plan"), "stop", "wrong plan"),
+    ],
+)
+async def test_always_reject_and_reject_and_stop_carry_an_optional_reason(
+    svc, reply, kind, message
+) -> None:
+    decisions = {"approve": "Approve", "never": "Always reject", "stop": "Reject and stop"}
+    ScriptedAnswerer({"write_file": reply}).register(svc)
+    request = ipyask.AskUserQuestionRequest.model_validate(
+        {"questions": [tool_question(decisions)]}
+    )
+    answer = await svc.ask(request)
+    decision = tool_decision(request.questions[0], answer.answers[0])
+    assert (decision.kind, decision.message, decision.approved) == (kind, message, False)
+    assert decision.arguments == {"path": "a.txt", "mode": "w"}
+    with pytest.raises(ValueError, match="does not offer never"):
+        tool_answer_item(as_item(tool_question()), "never")
 
 
 async def test_the_scripted_answerer_matches_by_id_and_text_before_tool_name(svc) -> None:

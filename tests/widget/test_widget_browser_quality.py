@@ -73,22 +73,22 @@ BIG_ARGUMENTS = {
 
 
 def _tool_edit_form(wpage) -> None:
-    wpage.card("tool1").get_by_role("button", name="Edit").click()
+    wpage.card("tool1").locator("[data-action=tool-edit]").click()  # any language
     wpage.card("tool1").get_by_role("spinbutton").fill("9")
 
 
 def _tool_edit_json(wpage) -> None:
-    wpage.card("tool1").get_by_role("button", name="Edit").click()
+    wpage.card("tool1").locator("[data-action=tool-edit]").click()
     wpage.card("tool1").get_by_role("textbox").fill('{"path": "reports/q3.md",')
 
 
 def _tool_reject(wpage) -> None:
-    wpage.card("tool1").get_by_role("button", name="Reject").click()
+    wpage.card("tool1").locator("[data-action=tool-reject]").click()
 
 
 def _form_errors(wpage) -> None:
     wpage.card("form1").get_by_role("textbox", name="Email").fill("ada@")
-    wpage.card("form1").get_by_role("button", name="Submit").click()
+    wpage.card("form1").locator("[data-action=form-accept]").click()
 
 
 SCENES: dict[str, tuple[list[Card], Any]] = {

@@ -30,6 +30,8 @@ def _settled(wpage, card, answer: dict[str, Any], *, language: str = "") -> Any:
         ("Always allow", None, "answered", "Answered", "Always allowed"),
         ("Reject", None, "rejected", "Rejected", "Rejected"),
         ("Reject", "wrong folder", "rejected", "Rejected", "Rejected: wrong folder"),
+        ("Always reject", None, "rejected", "Rejected", "Always rejected"),
+        ("Reject and stop", "enough", "rejected", "Rejected", "Rejected; the agent stops: enough"),
         (
             "Respond",
             "done already",
@@ -48,7 +50,8 @@ def _settled(wpage, card, answer: dict[str, Any], *, language: str = "") -> Any:
 )
 def test_a_settled_tool_card_says_the_decision(wpage, label, custom, tone, status, line) -> None:
     answer = {"id": "tool", "selected": [label], **({"custom": custom} if custom else {})}
-    card = _settled(wpage, tool_approval(schema=WRITE_SCHEMA), answer)
+    decisions = ("approve", "always", "edit", "reject", "respond", "never", "stop")
+    card = _settled(wpage, tool_approval(schema=WRITE_SCHEMA, decisions=decisions), answer)
     expect(card).to_have_class(
         f"ipyask-card ipyask-card--settled ipyask-is-answered ipyask-tone-{tone}"
     )

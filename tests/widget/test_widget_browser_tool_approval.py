@@ -350,3 +350,56 @@ def test_labels_the_agent_chose_are_shown_as_they_are_in_chinese(wpage) -> None:
     expect(wpage.card("tool1").locator(".ipyask-foot button")).to_have_text(
         ["Don't", "Say instead", "Run it"]
     )
+
+
+REJECTIONS = {
+    "approve": "Approve",
+    "reject": "Reject",
+    "never": "Always reject",
+    "stop": "Reject and stop",
+}
+"""A card offering the rejections some frameworks add (the kernel's default labels)."""
+
+
+@pytest.mark.parametrize(
+    ("language", "buttons", "button", "label", "note", "reason"),
+    [
+        (
+            "",
+            ["Reject and stop", "Always reject", "Reject", "Approve"],
+            "Always reject",
+            "Always reject",
+            "Later calls of this tool are rejected without asking.",
+            "Reason",
+        ),
+        (
+            "zh-CN",
+            ["拒绝并停止", "始终拒绝", "拒绝", "批准"],
+            "拒绝并停止",
+            "Reject and stop",
+            "拒绝后智能体将停止运行。",
+            "拒绝理由",
+        ),
+    ],
+)
+def test_always_reject_and_reject_and_stop_say_what_they_do_besides(
+    wpage, language: str, buttons: list[str], button: str, label: str, note: str, reason: str
+) -> None:
+    _mount(wpage, tool_approval(decisions=tuple(REJECTIONS), labels=REJECTIONS), language=language)
+    card = wpage.card("tool1")
+    expect(card.locator(".ipyask-foot button")).to_have_text(buttons)
+    card.get_by_role("button", name=button).click()
+    field = card.get_by_role("textbox", name=reason)
+    expect(field).to_be_focused()
+    expect(field).to_have_accessible_description(note)
+    field.fill("not this tool")
+    card.locator("[data-action=tool-submit]").click()
+    assert _answer(wpage) == {"id": "tool", "selected": [label], "custom": "not this tool"}
+
+
+def test_plain_reject_has_no_note(wpage) -> None:
+    _mount(wpage, tool_approval(decisions=tuple(REJECTIONS), labels=REJECTIONS))
+    card = wpage.card("tool1")
+    card.get_by_role("button", name="Reject", exact=True).click()
+    expect(card.get_by_role("textbox", name="Reason for the model (optional)")).to_be_focused()
+    expect(card.locator("[data-role=decision-note]")).to_have_count(0)

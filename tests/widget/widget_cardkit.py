@@ -154,6 +154,8 @@ DECISION_LABELS = {
     "edit": "Edit",
     "reject": "Reject",
     "respond": "Respond",
+    "never": "Always reject",
+    "stop": "Reject and stop",
 }
 
 

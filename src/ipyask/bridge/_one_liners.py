@@ -443,10 +443,12 @@ async def approve_tool(
     ``decisions`` are the ones the card offers: ``approve``, ``always`` (your persistent grant),
     ``edit`` (the arguments become editable: a form from ``schema`` when it is a flat object of
     simple fields, else a JSON editor; edited arguments are checked against ``schema``),
-    ``reject`` (with an optional reason) and ``respond`` (text returned instead of running the
-    tool). ``description`` (Markdown) says what the tool does. Returns a
-    :class:`~ipyask.ToolDecision`; with ``timeout`` (seconds) the card counts down and the call
-    returns :class:`~ipyask.PendingAnswer` when the window runs out — pending, never a denial.
+    ``reject`` (with an optional reason), ``respond`` (text returned instead of running the
+    tool), ``never`` (always reject: your persistent refusal) and ``stop`` (reject and stop the
+    agent), both with an optional reason. ``description`` (Markdown) says what the tool does.
+    Returns a :class:`~ipyask.ToolDecision`; with ``timeout`` (seconds) the card counts down and
+    the call returns :class:`~ipyask.PendingAnswer` when the window runs out — pending, never a
+    denial.
     """
     item = tool_approval_question(
         name, arguments, schema=schema, decisions=decisions, description=description

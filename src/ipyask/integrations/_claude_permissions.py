@@ -108,7 +108,7 @@ async def _approve(
     service: UserQuestions | None,
 ) -> PermissionResult:
     # A persistent grant exists only as the prompt's suggestions: no suggestions, no offer.
-    decisions: list[DecisionKind] = ["approve", "edit", "reject"]
+    decisions: list[DecisionKind] = ["approve", "edit", "reject", "stop"]
     if context.suggestions:
         decisions.insert(1, "always")
     item = tool_approval_question(
@@ -127,7 +127,10 @@ async def _approve(
         return PermissionResultAllow(updated_input=decision.arguments)
     if decision.kind == "always":
         return PermissionResultAllow(updated_permissions=list(context.suggestions))
-    return PermissionResultDeny(message=decision.message or DEFAULT_DENIAL)
+    # "stop" is the SDK's deny with interrupt: the agent stops instead of trying another way.
+    return PermissionResultDeny(
+        message=decision.message or DEFAULT_DENIAL, interrupt=decision.kind == "stop"
+    )
 
 
 def _prompt(tool_name: str, context: ToolPermissionContext) -> str:

@@ -13,7 +13,15 @@ from ._framework import missing_framework
 from ._tool_cards import tool_question
 
 try:
-    from agents import Agent, FunctionTool, Runner, RunResult, RunState, ToolApprovalItem
+    from agents import (
+        Agent,
+        FunctionTool,
+        RunContextWrapper,
+        Runner,
+        RunResult,
+        RunState,
+        ToolApprovalItem,
+    )
     from agents.items import TResponseInputItem
     from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 except ImportError as _error:
@@ -38,43 +46,69 @@ async def run(
     result = await Runner.run(agent, input, **runner_kwargs)
     while result.interruptions:
         state = result.to_state()
-        await _decide(state, result.interruptions, service)
+        tools = await _tools(result.interruptions, result.context_wrapper)
+        await _decide(state, result.interruptions, tools, service)
         result = await Runner.run(agent, state, **runner_kwargs)
     return result
 
 
 async def _decide(
-    state: RunState[Any], items: list[ToolApprovalItem], service: UserQuestions | None
+    state: RunState[Any],
+    items: list[ToolApprovalItem],
+    tools: dict[int, list[FunctionTool]],
+    service: UserQuestions | None,
 ) -> None:
     taken: set[str] = set()
-    questions = [_card(item, unique_id(item.name or "tool", taken)) for item in items]
+    questions = [
+        _card(item, unique_id(item.name or "tool", taken), _function_tool(item, tools))
+        for item in items
+    ]
     (answers,) = await ask_groups([questions], service)
     for item, question, answer in zip(items, questions, answers, strict=True):
         decision = tool_decision(question, answer)
-        if decision.kind == "reject":
-            state.reject(item, rejection_message=_rejection(decision.message))
+        if decision.kind in ("reject", "never"):
+            state.reject(
+                item,
+                always_reject=decision.kind == "never",
+                rejection_message=_rejection(decision.message),
+            )
         else:
             state.approve(item, always_approve=decision.kind == "always")
 
 
-def _card(item: ToolApprovalItem, question_id: str) -> AskUserQuestionItem:
+def _card(
+    item: ToolApprovalItem, question_id: str, tool: FunctionTool | None
+) -> AskUserQuestionItem:
     name = item.qualified_name or item.name or "tool"
-    tool = _function_tool(item)
     return tool_question(
         question_id,
         name=name,
         arguments=_arguments(item.arguments),
-        decisions=("approve", "always", "reject"),
+        decisions=("approve", "always", "reject", "never"),
         description=tool.description or None if tool is not None else None,
         schema=tool.params_json_schema if tool is not None else None,
         call_id=item.call_id,
     )
 
 
-def _function_tool(item: ToolApprovalItem) -> FunctionTool | None:
-    """The agent's function tool the call is for, when the SDK describes it there."""
-    for tool in getattr(item.agent, "tools", None) or []:
-        if isinstance(tool, FunctionTool) and tool.name == item.name:
+async def _tools(
+    items: list[ToolApprovalItem], context: RunContextWrapper[Any]
+) -> dict[int, list[FunctionTool]]:
+    """The function tools of each asking agent (by ``id``), its MCP servers' tools included (the
+    SDK lists those only during a run)."""
+    tools: dict[int, list[FunctionTool]] = {}
+    for agent in {id(item.agent): item.agent for item in items}.values():
+        listed = await agent.get_all_tools(context)
+        tools[id(agent)] = [tool for tool in listed if isinstance(tool, FunctionTool)]
+    return tools
+
+
+def _function_tool(
+    item: ToolApprovalItem, tools: dict[int, list[FunctionTool]]
+) -> FunctionTool | None:
+    """The function tool the call is for, when the SDK describes it."""
+    for tool in tools.get(id(item.agent), []):
+        if tool.name == item.name:
             return tool
     return None
 

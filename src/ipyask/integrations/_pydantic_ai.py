@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._decisions import tool_decision
 from .._service import UserQuestions
 from ._batch import ask_groups, unique_id
 from ._framework import missing_framework
-from ._tool_cards import tool_question
+from ._tool_cards import card_detail, tool_question
 
 try:
-    from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
+    from pydantic_ai import (
+        Agent,
+        DeferredToolRequests,
+        DeferredToolResults,
+        ToolApproved,
+        ToolDenied,
+    )
     from pydantic_ai.capabilities import HandleDeferredToolCalls
-    from pydantic_ai.tools import RunContext
+    from pydantic_ai.tools import RunContext, ToolDefinition
+    from pydantic_ai.toolsets import FunctionToolset
 except ImportError as _error:
     raise missing_framework("pydantic_ai", "pydantic-ai", _error) from _error
 
@@ -34,26 +42,42 @@ def approvals(*, service: UserQuestions | None = None) -> HandleDeferredToolCall
     ) -> DeferredToolResults | None:
         if not requests.approvals:
             return None  # nothing to approve: the next capability, or the run's output, has them
-        return await resolve(requests, service=service)
+        return await resolve(requests, service=service, tools=ctx.tools.values())
 
     return HandleDeferredToolCalls(handler=handle)
 
 
 async def resolve(
-    requests: DeferredToolRequests, *, service: UserQuestions | None = None
+    requests: DeferredToolRequests,
+    *,
+    service: UserQuestions | None = None,
+    tools: Agent[Any, Any] | Iterable[ToolDefinition] | None = None,
 ) -> DeferredToolResults:
-    """Ask for every call in ``requests.approvals``; returns their results, keyed by call id."""
+    """Ask for every call in ``requests.approvals``; returns their results, keyed by call id.
+
+    ``tools`` describes the tools called: the agent (its function tools) or their
+    ``ToolDefinition`` objects. A card then shows the tool's description and checks an edit against
+    its argument schema.
+    """
+    definitions = _definitions(tools)
     taken: set[str] = set()
-    questions = [
-        tool_question(
-            unique_id(call.tool_name, taken),
-            name=call.tool_name,
-            arguments=call.args_as_dict(),
-            decisions=("approve", "edit", "reject"),
-            call_id=call.tool_call_id,
+    questions = []
+    for call in requests.approvals:
+        definition = definitions.get(call.tool_name)
+        questions.append(
+            tool_question(
+                unique_id(call.tool_name, taken),
+                name=call.tool_name,
+                arguments=call.args_as_dict(),
+                decisions=("approve", "edit", "reject"),
+                description=card_detail(
+                    definition.description if definition is not None else None,
+                    requests.metadata.get(call.tool_call_id),
+                ),
+                schema=definition.parameters_json_schema if definition is not None else None,
+                call_id=call.tool_call_id,
+            )
         )
-        for call in requests.approvals
-    ]
     (answers,) = await ask_groups([questions], service) if questions else ([],)
     results: dict[str, bool | ToolApproved | ToolDenied] = {}
     for call, question, answer in zip(requests.approvals, questions, answers, strict=True):
@@ -68,3 +92,20 @@ async def resolve(
         else:
             results[call.tool_call_id] = True
     return DeferredToolResults(approvals=results)
+
+
+def _definitions(
+    tools: Agent[Any, Any] | Iterable[ToolDefinition] | None,
+) -> Mapping[str, ToolDefinition]:
+    """The tool definitions by name; an agent's are those of its function tools (other toolsets
+    list their tools only during a run)."""
+    if tools is None:
+        return {}
+    if isinstance(tools, Agent):
+        return {
+            name: tool.tool_def
+            for toolset in tools.toolsets
+            if isinstance(toolset, FunctionToolset)
+            for name, tool in toolset.tools.items()
+        }
+    return {definition.name: definition for definition in tools}

@@ -39,7 +39,8 @@ def can_use_tool(*, service: UserQuestions | None = None) -> CanUseTool:
       description, reason and blocked path when given). Approve allows; Edit allows with
       ``updated_input``; Always allow (offered only when the prompt carries suggestions)
       allows with those suggestions as ``updated_permissions``; Reject denies with the
-      person's reason, or a default that says so.
+      person's reason, or a default that says so; Reject and stop denies the same way with
+      ``interrupt=True``, which stops the agent.
 
     ``service=None`` asks on the default service and panel.
     """

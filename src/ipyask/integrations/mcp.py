@@ -4,6 +4,8 @@ elicits from, and as an MCP server that other processes ask.
 - :func:`elicitation_callback` for a client (``mcp.Client(..., elicitation_callback=...)``):
   form-mode requests become form cards; URL-mode requests become a consent card that shows the
   URL's host and never opens the URL itself.
+- :func:`url_elicitations` for a client whose server refuses calls until a page is done
+  (``URLElicitationRequiredError``, -32042): consent cards, then the call again.
 - :func:`serve` runs, inside the kernel's event loop, an MCP server (streamable HTTP) whose
   ``ask_user_question`` and ``approve_tool_call`` tools reach the person as cards.
 
@@ -23,14 +25,21 @@ except ImportError as _missing:
     ) from _missing
 
 from . import _asking, _mcp_elicitation
+from ._mcp_elicitation import UrlElicitations
 from ._mcp_server import NotebookMCPServer
 
 if TYPE_CHECKING:
-    from mcp.client.session import ElicitationFnT
+    from mcp.client.session import ElicitationFnT, MessageHandlerFnT
 
     from .._service import UserQuestions
 
-__all__ = ["NotebookMCPServer", "elicitation_callback", "serve"]
+__all__ = [
+    "NotebookMCPServer",
+    "UrlElicitations",
+    "elicitation_callback",
+    "serve",
+    "url_elicitations",
+]
 
 
 def elicitation_callback(*, service: UserQuestions | None = None) -> ElicitationFnT:
@@ -43,6 +52,24 @@ def elicitation_callback(*, service: UserQuestions | None = None) -> Elicitation
     the URL is never opened by ipyask. ``service=None`` asks on the default service and panel.
     """
     return _mcp_elicitation.make_elicitation_callback(service)
+
+
+def url_elicitations(
+    *, service: UserQuestions | None = None, message_handler: MessageHandlerFnT | None = None
+) -> UrlElicitations:
+    """URL elicitations asked by error: ``URLElicitationRequiredError`` (-32042, protocol
+    2025-11-25, so a ``mode="legacy"`` client).
+
+    ``urls = url_elicitations()``; ``mcp.Client(server, mode="legacy",
+    message_handler=urls.message_handler)``; ``await urls.call_tool(client, name, arguments)``
+    is ``client.call_tool``, except that a -32042 refusal shows a consent card per URL (as
+    :func:`elicitation_callback` does, never opening it) and, once the person continues on
+    each, calls again. Declining or cancelling raises the server's error unchanged. The server's
+    ``notifications/elicitation/complete`` for a URL whose card waits closes that card (the
+    agent no longer waits for it) and counts as done. ``message_handler`` receives every message
+    after that. ``service=None`` asks on the default service and panel.
+    """
+    return UrlElicitations(service, message_handler)
 
 
 async def serve(

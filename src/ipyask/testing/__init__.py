@@ -4,7 +4,8 @@ In process, with the core install alone:
 
 - :class:`ScriptedAnswerer` answers from a script (unit tests of agent code), including tool
   approvals (:class:`Approve`, :class:`AlwaysAllow`, :class:`Edit`, :class:`Reject`,
-  :class:`Respond`) and forms (a ``dict`` of values, :class:`Decline`, :class:`Cancel`).
+  :class:`Respond`, :class:`AlwaysReject`, :class:`RejectAndStop`) and forms (a ``dict`` of
+  values, :class:`Decline`, :class:`Cancel`).
 - :class:`ManualClock` makes deadlines deterministic.
 - :func:`throwaway_postgres` starts a temporary PostgreSQL cluster (Debian's server package)
   for tests of a PostgreSQL store; :func:`new_database` makes an empty database in it.
@@ -32,12 +33,14 @@ from ._scripted import (
     SKIP,
     TIME_OUT,
     AlwaysAllow,
+    AlwaysReject,
     Approve,
     Cancel,
     Decline,
     Edit,
     Other,
     Reject,
+    RejectAndStop,
     Reply,
     Respond,
     ScriptedAnswerer,
@@ -64,6 +67,7 @@ __all__ = [
     "SKIP",
     "TIME_OUT",
     "AlwaysAllow",
+    "AlwaysReject",
     "Approve",
     "Cancel",
     "CellAborted",
@@ -82,6 +86,7 @@ __all__ = [
     "NotebookRunner",
     "Other",
     "Reject",
+    "RejectAndStop",
     "Reply",
     "Respond",
     "ScriptedAnswerer",

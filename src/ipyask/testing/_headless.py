@@ -321,9 +321,15 @@ class HeadlessFrontend:
         text = arguments if isinstance(arguments, str) else json.dumps(dict(arguments))
         return self._decide(key, "edit", text)
 
-    def reject(self, key: str, message: str | None = None) -> dict[str, Any]:
-        """Reject the tool call, with an optional reason for the model."""
-        return self._decide(key, "reject", message.strip() or None if message else None)
+    def reject(
+        self, key: str, message: str | None = None, *, always: bool = False, stop: bool = False
+    ) -> dict[str, Any]:
+        """Reject the tool call, with an optional reason for the model; ``always`` clicks Always
+        reject, ``stop`` Reject and stop."""
+        if always and stop:
+            raise ValueError("a tool call is rejected always or with a stop, not both")
+        kind = "never" if always else "stop" if stop else "reject"
+        return self._decide(key, kind, message.strip() or None if message else None)
 
     def respond(self, key: str, text: str) -> dict[str, Any]:
         """Respond to the model instead of running the tool."""

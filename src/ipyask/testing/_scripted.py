@@ -24,12 +24,14 @@ __all__ = [
     "SKIP",
     "TIME_OUT",
     "AlwaysAllow",
+    "AlwaysReject",
     "Approve",
     "Cancel",
     "Decline",
     "Edit",
     "Other",
     "Reject",
+    "RejectAndStop",
     "Reply",
     "Respond",
     "ScriptedAnswerer",
@@ -64,6 +66,21 @@ class Edit:
 @dataclass(frozen=True)
 class Reject:
     """Tool approval: do not run it; ``message`` tells the model why."""
+
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class AlwaysReject:
+    """Tool approval: do not run it, and refuse the tool from now on (the caller's persistent
+    refusal); ``message`` tells the model why."""
+
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class RejectAndStop:
+    """Tool approval: do not run it, and stop the agent; ``message`` tells it why."""
 
     message: str | None = None
 
@@ -108,14 +125,17 @@ Reply = Union[  # noqa: UP007 (a recursive alias needs Union at run time)
     Edit,
     Reject,
     Respond,
+    AlwaysReject,
+    RejectAndStop,
     Decline,
     Cancel,
     Mapping[str, Any],
     Callable[[AskUserQuestionItem], "Reply"],
 ]
 """A label, labels, :class:`Other` text, :data:`SKIP`, :data:`TIME_OUT`; for a tool approval
-:class:`Approve`, :class:`AlwaysAllow`, :class:`Edit`, :class:`Reject` or :class:`Respond`; for a
-form a ``dict`` of field values, :class:`Decline` or :class:`Cancel`; or a function of the
+:class:`Approve`, :class:`AlwaysAllow`, :class:`Edit`, :class:`Reject`, :class:`Respond`,
+:class:`AlwaysReject` or :class:`RejectAndStop`; for a form a ``dict`` of field values,
+:class:`Decline` or :class:`Cancel`; or a function of the
 question returning one of those."""
 
 
@@ -204,7 +224,9 @@ def _check_labels(question: AskUserQuestionItem, labels: list[str]) -> None:
 def _rich_item(question: AskUserQuestionItem, reply: object) -> AskUserQuestionAnswerItem | None:
     """The item for a tool decision or form reply; ``None`` for the plain replies."""
     intent = question.intent
-    tool_reply = isinstance(reply, (Approve, AlwaysAllow, Edit, Reject, Respond))
+    tool_reply = isinstance(
+        reply, (Approve, AlwaysAllow, Edit, Reject, Respond, AlwaysReject, RejectAndStop)
+    )
     form_reply = isinstance(reply, (Decline, Cancel, Mapping))
     if tool_reply and not isinstance(intent, ToolApprovalIntent):
         raise ValueError(f"the script gives a tool decision to question {question.id}")
@@ -220,6 +242,10 @@ def _rich_item(question: AskUserQuestionItem, reply: object) -> AskUserQuestionA
         return tool_answer_item(question, "reject", message=reply.message)
     if isinstance(reply, Respond):
         return tool_answer_item(question, "respond", message=reply.text)
+    if isinstance(reply, AlwaysReject):
+        return tool_answer_item(question, "never", message=reply.message)
+    if isinstance(reply, RejectAndStop):
+        return tool_answer_item(question, "stop", message=reply.message)
     if isinstance(reply, Decline):
         return form_answer_item(question, "decline")
     if isinstance(reply, Cancel):

@@ -140,7 +140,7 @@ class ToolApprovalPresentation(WireModel):
     tool_name: str
     arguments: dict[str, Any]
     decisions: list[ToolDecisionOption]
-    """In the order approve, always, edit, reject, respond."""
+    """In the order approve, always, edit, reject, respond, never, stop."""
     edit_form: FormSchema | None = None
     """The edit form, when the tool's schema is a flat object of form fields; else the card
     edits the arguments as JSON."""

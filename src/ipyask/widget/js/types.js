@@ -25,7 +25,7 @@
  *   | {kind: "tool-approval", toolName: string, arguments: Record<string, unknown>,
  *      decisions: {kind: DecisionKind, label: string}[], editForm?: FormSchema, hasSchema: boolean}
  *   | {kind: "form", form: FormSchema, accept: string, decline?: string, cancel?: string}} Presentation
- * @typedef {"approve" | "always" | "edit" | "reject" | "respond"} DecisionKind
+ * @typedef {"approve" | "always" | "edit" | "reject" | "respond" | "never" | "stop"} DecisionKind
  * @typedef {{value: string, title?: string}} EnumOption
  * @typedef {{name: string, required: boolean, title?: string, description?: string} & (
  *     {kind: "string", minLength?: number, maxLength?: number, pattern?: string,

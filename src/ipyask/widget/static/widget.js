@@ -104,6 +104,12 @@ var STRINGS = {
     alwaysAllowed: "Always allowed",
     agentReceived: "{did} · the agent received “{value}”",
     runTool: "Run {name}?",
+    alwaysReject: "Always reject",
+    rejectAndStop: "Reject and stop",
+    alwaysRejected: "Always rejected",
+    alwaysRejectedWhy: "Always rejected: {reason}",
+    rejectedStopped: "Rejected; the agent stops",
+    rejectedStoppedWhy: "Rejected; the agent stops: {reason}",
     approveTool: "Approve",
     editTool: "Edit",
     respondTool: "Respond",
@@ -137,6 +143,8 @@ var STRINGS = {
     invalidJson: "Not valid JSON: {problem}",
     notAnObject: "The arguments must be a JSON object ({…}).",
     rejectReason: "Reason for the model (optional)",
+    neverNote: "Later calls of this tool are rejected without asking.",
+    stopNote: "The agent stops after this rejection.",
     respondText: "Reply to the model instead of running the tool",
     back: "Back",
     form: "Form",
@@ -214,6 +222,12 @@ var STRINGS = {
     alwaysAllowed: "已始终允许",
     agentReceived: "{did} · 智能体收到“{value}”",
     runTool: "运行 {name}？",
+    alwaysReject: "始终拒绝",
+    rejectAndStop: "拒绝并停止",
+    alwaysRejected: "已始终拒绝",
+    alwaysRejectedWhy: "已始终拒绝：{reason}",
+    rejectedStopped: "已拒绝，智能体停止",
+    rejectedStoppedWhy: "已拒绝，智能体停止：{reason}",
     approveTool: "批准",
     editTool: "编辑",
     respondTool: "回复",
@@ -247,6 +261,8 @@ var STRINGS = {
     invalidJson: "不是有效的 JSON：{problem}",
     notAnObject: "参数必须是 JSON 对象（{…}）。",
     rejectReason: "给模型的拒绝理由（可选）",
+    neverNote: "此后对该工具的调用将不再询问，直接拒绝。",
+    stopNote: "拒绝后智能体将停止运行。",
     respondText: "不运行工具，直接回复模型",
     back: "返回",
     form: "表单",
@@ -285,6 +301,8 @@ var DEFAULT_LABELS = {
   edit: ["Edit", "editTool"],
   reject: ["Reject", "reject"],
   respond: ["Respond", "respondTool"],
+  never: ["Always reject", "alwaysReject"],
+  stop: ["Reject and stop", "rejectAndStop"],
   accept: ["Submit", "submit"],
   decline: ["Decline", "declineForm"],
   cancel: ["Cancel", "cancelForm"]
@@ -1829,6 +1847,8 @@ function toolSummary(c, items) {
   if (decision.kind === "approve") return t.toolApproved;
   if (decision.kind === "always") return t.alwaysAllowed;
   if (decision.kind === "reject") return text2 ? fill(t.toolRejectedWhy, { reason: text2 }) : t.rejected;
+  if (decision.kind === "never") return text2 ? fill(t.alwaysRejectedWhy, { reason: text2 }) : t.alwaysRejected;
+  if (decision.kind === "stop") return text2 ? fill(t.rejectedStoppedWhy, { reason: text2 }) : t.rejectedStopped;
   if (decision.kind === "respond") return fill(t.toolResponded, { reply: text2 });
   const edited = parseObject(text2) ?? {};
   const changed = Object.keys({ ...p.arguments, ...edited }).filter((name) => JSON.stringify(p.arguments[name]) !== JSON.stringify(edited[name]));
@@ -2051,7 +2071,12 @@ function screenFields(c, state) {
     })
   );
   area.value = reply ? state.reply : state.reason;
-  return [h("div", { class: "ipyask-field" }, h("label", { class: "ipyask-field__label", for: id }, reply ? t.respondText : t.rejectReason), area)];
+  const label = h("label", { class: "ipyask-field__label", for: id }, reply ? t.respondText : t.rejectReason);
+  const note = state.screen === "never" ? t.neverNote : state.screen === "stop" ? t.stopNote : null;
+  if (note === null) return [h("div", { class: "ipyask-field" }, label, area)];
+  const noteId = c.view.nextId();
+  area.setAttribute("aria-describedby", noteId);
+  return [h("div", { class: "ipyask-field" }, label, h("p", { class: "ipyask-field__desc", id: noteId, "data-role": "decision-note" }, note), area)];
 }
 function jsonEditor(c, state) {
   const t = c.t;
@@ -2161,7 +2186,17 @@ function submitScreen(c, state) {
 // src/ipyask/widget/js/presentations/tool-approval.js
 var BUTTON_ORDER = (
   /** @type {DecisionKind[]} */
-  ["reject", "respond", "edit", "always", "approve"]
+  ["stop", "never", "reject", "respond", "edit", "always", "approve"]
+);
+var SCREENS = /* @__PURE__ */ new Map(
+  /** @type {[string, ToolState["screen"]][]} */
+  [
+    ["tool-edit", "edit"],
+    ["tool-reject", "reject"],
+    ["tool-respond", "respond"],
+    ["tool-never", "never"],
+    ["tool-stop", "stop"]
+  ]
 );
 var states = /* @__PURE__ */ new WeakMap();
 var toolApproval = { build: build6, act: act4, input: (c, event) => screenInput(c, stateOf(c), event), key: key2 };
@@ -2233,10 +2268,9 @@ function act4(c, action, target) {
   } else if (action === "tool-approve" || action === "tool-always") {
     const label = labelOf(c, action === "tool-approve" ? "approve" : "always");
     if (label !== null && c.canSubmit()) c.sendAnswer([{ id: c.card.questions[0].id, selected: [label] }]);
-  } else if (action === "tool-edit" || action === "tool-reject" || action === "tool-respond") {
+  } else if (SCREENS.has(action)) {
     if (c.busy) return;
-    state.screen = /** @type {"edit" | "reject" | "respond"} */
-    action.slice("tool-".length);
+    state.screen = SCREENS.get(action) ?? "review";
     state.opener = action;
     c.feedback = null;
     c.refusal = null;
@@ -2801,9 +2835,10 @@ var CardController = class {
     this.el.remove();
   }
 };
+var REFUSALS = /* @__PURE__ */ new Set(["reject", "never", "stop"]);
 function refusalTone(p, chosen) {
   if (p.kind === "approval") return chosen === p.reject ? "rejected" : null;
-  if (p.kind === "tool-approval") return p.decisions.some((d) => d.kind === "reject" && d.label === chosen) ? "rejected" : null;
+  if (p.kind === "tool-approval") return p.decisions.some((d) => REFUSALS.has(d.kind) && d.label === chosen) ? "rejected" : null;
   if (p.kind === "form") return chosen === p.decline ? "declined" : chosen === p.cancel ? "cancelled" : null;
   return null;
 }

@@ -398,6 +398,9 @@ export class CardController {
   }
 }
 
+/** A tool approval's decisions that refuse the call. */
+const REFUSALS = new Set(["reject", "never", "stop"]);
+
 /**
  * How an answer that refuses looks: `rejected` for a rejected approval or tool call, `declined`
  * and `cancelled` for a form; `null` for every other answer.
@@ -407,7 +410,7 @@ export class CardController {
  */
 function refusalTone(p, chosen) {
   if (p.kind === "approval") return chosen === p.reject ? "rejected" : null;
-  if (p.kind === "tool-approval") return p.decisions.some((d) => d.kind === "reject" && d.label === chosen) ? "rejected" : null;
+  if (p.kind === "tool-approval") return p.decisions.some((d) => REFUSALS.has(d.kind) && d.label === chosen) ? "rejected" : null;
   if (p.kind === "form") return chosen === p.decline ? "declined" : chosen === p.cancel ? "cancelled" : null;
   return null;
 }

@@ -93,6 +93,8 @@ function toolSummary(c, items) {
   if (decision.kind === "approve") return t.toolApproved;
   if (decision.kind === "always") return t.alwaysAllowed;
   if (decision.kind === "reject") return text ? fill(t.toolRejectedWhy, { reason: text }) : t.rejected;
+  if (decision.kind === "never") return text ? fill(t.alwaysRejectedWhy, { reason: text }) : t.alwaysRejected;
+  if (decision.kind === "stop") return text ? fill(t.rejectedStoppedWhy, { reason: text }) : t.rejectedStopped;
   if (decision.kind === "respond") return fill(t.toolResponded, { reply: text });
   const edited = parseObject(text) ?? {};
   const changed = Object.keys({ ...p.arguments, ...edited }).filter((name) => JSON.stringify(p.arguments[name]) !== JSON.stringify(edited[name]));

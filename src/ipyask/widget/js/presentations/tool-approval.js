@@ -2,8 +2,8 @@
 /**
  * A tool call to approve (ipyask extension): the tool's name, its description (kernel-rendered
  * Markdown), its arguments as highlighted JSON, and exactly the decisions the caller allows, with
- * the kernel's labels. Approve and Always allow answer at once; Edit, Reject and Respond open
- * their screen (tool-screens.js) with Back and Submit.
+ * the kernel's labels. Approve and Always allow answer at once; Edit, Reject, Respond, Always
+ * reject and Reject and stop open their screen (tool-screens.js) with Back and Submit.
  * Every function takes the card's controller as `c`.
  */
 
@@ -22,7 +22,16 @@ import { labelOf, screenFields, screenInput, screenReady, submitScreen, toolPres
  */
 
 /** The decisions' buttons, left to right: the primary one (Approve) comes last. */
-const BUTTON_ORDER = /** @type {DecisionKind[]} */ (["reject", "respond", "edit", "always", "approve"]);
+const BUTTON_ORDER = /** @type {DecisionKind[]} */ (["stop", "never", "reject", "respond", "edit", "always", "approve"]);
+
+/** The decisions that open a screen, by their button's action. */
+const SCREENS = new Map(/** @type {[string, ToolState["screen"]][]} */ ([
+  ["tool-edit", "edit"],
+  ["tool-reject", "reject"],
+  ["tool-respond", "respond"],
+  ["tool-never", "never"],
+  ["tool-stop", "stop"],
+]));
 
 /** @type {WeakMap<CardController, ToolState>} per card, per question set */
 const states = new WeakMap();
@@ -113,9 +122,9 @@ function act(c, action, target) {
   } else if (action === "tool-approve" || action === "tool-always") {
     const label = labelOf(c, action === "tool-approve" ? "approve" : "always");
     if (label !== null && c.canSubmit()) c.sendAnswer([{ id: c.card.questions[0].id, selected: [label] }]);
-  } else if (action === "tool-edit" || action === "tool-reject" || action === "tool-respond") {
+  } else if (SCREENS.has(action)) {
     if (c.busy) return;
-    state.screen = /** @type {"edit" | "reject" | "respond"} */ (action.slice("tool-".length));
+    state.screen = SCREENS.get(action) ?? "review";
     state.opener = action;
     c.feedback = null;
     c.refusal = null;

@@ -2,8 +2,8 @@
 /**
  * The tool-approval card's second screens, one per decision that needs more than a click: Edit
  * (a form generated from the tool's flat schema, else a JSON editor checked as the person
- * types), Reject (an optional reason) and Respond (the text the model gets instead of the
- * tool's result). Each builds its fields, tells whether Submit may be pressed, and encodes the
+ * types), Reject, Always reject and Reject and stop (an optional reason, with what the
+ * decision does besides) and Respond (the text the model gets instead of the tool's result). Each builds its fields, tells whether Submit may be pressed, and encodes the
  * answer: the decision's label with its payload in `custom` (docs/protocol.md).
  * Every function takes the card's controller as `c`.
  */
@@ -22,7 +22,7 @@ import { formDraft, formErrors, formValues } from "../fields/values.js";
 
 /**
  * What the person has done on one tool-approval card.
- * @typedef {{questions: string, screen: "review" | "edit" | "reject" | "respond", opener: string,
+ * @typedef {{questions: string, screen: "review" | "edit" | "reject" | "respond" | "never" | "stop", opener: string,
  *   expanded: Set<string>, edit: FormDraft | null, json: string, reason: string, reply: string}} ToolState
  * @typedef {Extract<Presentation, {kind: "tool-approval"}>} ToolPresentation
  */
@@ -125,7 +125,13 @@ export function screenFields(c, state) {
     })
   );
   area.value = reply ? state.reply : state.reason;
-  return [h("div", { class: "ipyask-field" }, h("label", { class: "ipyask-field__label", for: id }, reply ? t.respondText : t.rejectReason), area)];
+  const label = h("label", { class: "ipyask-field__label", for: id }, reply ? t.respondText : t.rejectReason);
+  const note = state.screen === "never" ? t.neverNote : state.screen === "stop" ? t.stopNote : null;
+  if (note === null) return [h("div", { class: "ipyask-field" }, label, area)];
+  // What the decision does besides rejecting, read with the reason field.
+  const noteId = c.view.nextId();
+  area.setAttribute("aria-describedby", noteId);
+  return [h("div", { class: "ipyask-field" }, label, h("p", { class: "ipyask-field__desc", id: noteId, "data-role": "decision-note" }, note), area)];
 }
 
 /**
