@@ -192,6 +192,8 @@ class ViewMessageDispatcher:
         if problem is not None:
             raise Refused.bad_answer(problem)
         result = inbox.answer(message.key, message.answer)
+        if result is None:
+            return  # not saved yet: the card says so, and the answer is saved again by itself
         if result.status == "already-resolved":
             raise Refused("ALREADY_ANSWERED", "this question was already answered")
         if result.status == "not-pending":
