@@ -165,7 +165,10 @@ class StoreBook:
         record, _ = self.store.open_question(
             session.id, call_id, questions, request_id=str(uuid.uuid4()), agent_id=agent_id
         )
-        session.sync()
+        try:
+            session.sync()
+        except StoreUnavailableError:  # recorded: the store watch syncs it once the store is back
+            log.info("ipyask: the session %s syncs when its store is back", session.id)
         return record
 
     def get(self, request_id: str) -> QuestionRecord | None:
@@ -320,9 +323,17 @@ class DurableAsks:
             last = _wait_in_inbox
             self._watch(store).add(waiter)
             # An answer committed before the watch started reading the session is in the store.
-            current = store.question(request_id)
-            if current is not None and current.terminal is not None:
-                waiter.settle(current.terminal)
+            # A store unreachable now (the question is recorded) leaves it to the watch, which
+            # reads the session again once the store is back.
+            try:
+                current = store.question(request_id)
+            except StoreUnavailableError as error:
+                log.warning(
+                    "ipyask: durable question %s waits for the store: %s", request_id, error
+                )
+            else:
+                if current is not None and current.terminal is not None:
+                    waiter.settle(current.terminal)
         else:
             last = _no_answerer
         waiter.dispatch = asyncio.ensure_future(

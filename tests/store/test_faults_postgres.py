@@ -8,13 +8,15 @@ was committed meanwhile.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 import ipyask
-from ipyask.store import Store, Terminal, open_store
+from helpers.agent_processes import finish, start_agent
+from ipyask.store import PostgresStore, Store, Terminal, open_store
 from ipyask.testing import new_database, restart_postgres
 
 pytestmark = pytest.mark.postgres
@@ -57,7 +59,7 @@ def location(postgres_cluster: str) -> str:
 
 
 @pytest.fixture
-async def answerer(location: str) -> AsyncIterator[Store]:
+def answerer(location: str) -> Iterator[Store]:
     store = open_store(location)
     yield store
     store.close()
@@ -96,3 +98,38 @@ async def test_waiting_agents_get_their_answers_after_the_fault(
     finally:
         for agent in agents:
             await agent.aclose()
+
+
+def test_store_connections_give_up_and_notice_a_dropped_network(location: str) -> None:
+    store = PostgresStore(location + "&keepalives_idle=5")
+    try:
+        feed = store.changes()
+        listener = store._listener
+        assert listener is not None and listener._db is not None
+        for connection in (store._db, listener._db):
+            parameters = connection.info.get_parameters()
+            assert parameters["connect_timeout"] == "10"
+            assert parameters["keepalives"] == "1"
+            assert parameters["keepalives_idle"] == "5"  # the conninfo's own value wins
+            assert parameters["tcp_user_timeout"] == "60000"
+        feed.close()
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_an_agent_process_gets_its_answer_after_a_restart(location: str, answerer: Store) -> None:
+    agent = start_agent(location)
+    try:
+        for _ in range(3000):
+            pending = answerer.pending_questions()
+            if pending:
+                break
+            time.sleep(0.01)
+        [record] = pending
+        restart_postgres(location)
+        terminal = Terminal(outcome="answered", answer=answer_of("Yes"))
+        assert answerer.resolve_question(record.id, terminal).status == "accepted"
+        assert finish(agent)["answer"] == answer_of("Yes")
+    finally:
+        agent.kill()

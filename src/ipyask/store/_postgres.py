@@ -36,9 +36,11 @@ if TYPE_CHECKING:
 __all__ = [
     "ANY_SESSION",
     "CHANNEL",
+    "CONNECTION_DEFAULTS",
     "ChangeListener",
     "PostgresChangeFeed",
     "PostgresStore",
+    "connect",
     "import_psycopg",
 ]
 
@@ -62,6 +64,29 @@ def import_psycopg() -> Any:
             "extra: pip install 'ipyask[postgres]'"
         ) from error
     return psycopg
+
+
+CONNECTION_DEFAULTS: dict[str, str] = {
+    "connect_timeout": "10",
+    "keepalives": "1",
+    "keepalives_idle": "30",
+    "keepalives_interval": "10",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "60000",
+}
+"""libpq parameters every store connection gets unless its conninfo sets them: a connection
+attempt gives up after 10 s, and a dropped network is noticed within about a minute (TCP
+keepalives, and a limit on unacknowledged data), instead of leaving a statement or the listening
+connection waiting forever. They do nothing on a Unix socket."""
+
+
+def connect(conninfo: str) -> psycopg.Connection[Any]:
+    """An autocommit connection to ``conninfo``, with :data:`CONNECTION_DEFAULTS` it lacks."""
+    pg = import_psycopg()
+    given = pg.conninfo.conninfo_to_dict(conninfo)
+    defaults = {key: value for key, value in CONNECTION_DEFAULTS.items() if key not in given}
+    connection: psycopg.Connection[Any] = pg.connect(conninfo, autocommit=True, **defaults)
+    return connection
 
 
 def _safe_location(conninfo: str) -> str:
@@ -94,7 +119,7 @@ class PostgresStore(SQLStore):
         self.conninfo = conninfo
         self._location = _safe_location(conninfo)
         self._lock = threading.RLock()
-        self._db: psycopg.Connection[Any] = pg.connect(conninfo, autocommit=True)
+        self._db: psycopg.Connection[Any] = connect(conninfo)
         try:
             self._migrate()
         except BaseException:
@@ -164,7 +189,7 @@ class PostgresStore(SQLStore):
 
     def _reconnect(self) -> None:
         try:
-            self._db = self._pg.connect(self.conninfo, autocommit=True)
+            self._db = connect(self.conninfo)
         except self._pg.OperationalError as error:
             raise StoreUnavailableError(self.location, "unreachable", str(error)) from error
 
@@ -253,7 +278,7 @@ class ChangeListener:
         self._thread.start()
 
     def _connect(self) -> psycopg.Connection[Any]:
-        db: psycopg.Connection[Any] = self._pg.connect(self._conninfo, autocommit=True)
+        db = connect(self._conninfo)
         try:
             db.execute(f"LISTEN {CHANNEL}")
         except BaseException:
