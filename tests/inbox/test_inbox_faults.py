@@ -195,12 +195,17 @@ async def test_an_answer_the_sqlite_store_cannot_take_says_why_and_is_saved_late
             clock.advance(100)  # still failing: the next retry waits twice as long
             assert panel.get_card(card["key"]).status == "pending"
             assert clock.pending == [300]
+            # The person answers again meanwhile: told it waits, and the newer answer goes.
+            view.answer(card["key"], NO)
+            assert [error["code"] for error in view.errors] == ["NOT_SAVED_YET"]
+            assert clock.pending == [300]
             undo()
         clock.advance(200)
         assert panel.get_card(card["key"]).status == "answered"
+        assert panel.get_card(card["key"]).answer.to_wire() == NO
         assert panel.get_card(card["key"]).notice is None
         assert clock.pending == []
-        assert (await asyncio.wait_for(asking, 10)).to_wire() == YES
-        assert view.errors == []
+        assert (await asyncio.wait_for(asking, 10)).to_wire() == NO
+        assert len(view.errors) == 1
     finally:
         await agent.aclose()

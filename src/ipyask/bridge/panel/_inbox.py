@@ -294,6 +294,11 @@ class InboxCards:
         else:
             self._outcomes.mark(key, "expired", Notice("nobody-could-answer"))
 
+    def unsaved(self, key: str) -> bool:
+        """Whether an answer to card ``key`` waits for the store to take it."""
+        with self._lock:
+            return key in self._unsaved
+
     def answer(self, key: str, answer: AskUserQuestionAnswer) -> ClaimResult | None:
         """Claim card ``key``'s question with ``answer``; the first claim anywhere wins.
 
@@ -395,7 +400,10 @@ class InboxCards:
         """
         request_id = request.request_id
         assert request_id is not None
-        record = self.store.question(request_id)
+        try:
+            record = self.store.question(request_id)
+        except StoreUnavailableError:  # the card comes with the refresh once the store is back
+            record = None
         if record is not None and record.terminal is None:
             with self._lock:
                 new = request_id not in self._open and request_id not in self._settled
