@@ -16,8 +16,8 @@ import pytest
 
 import ipyask
 from helpers.agent_processes import finish, start_agent
-from ipyask.store import PostgresStore, Store, Terminal, open_store
-from ipyask.testing import new_database, restart_postgres
+from ipyask.store import PostgresStore, Store, StoreUnavailableError, Terminal, open_store
+from ipyask.testing import new_database, postgres_stopped, restart_postgres
 
 pytestmark = pytest.mark.postgres
 
@@ -133,3 +133,12 @@ def test_an_agent_process_gets_its_answer_after_a_restart(location: str, answere
         assert finish(agent)["answer"] == answer_of("Yes")
     finally:
         agent.kill()
+
+
+def test_opening_a_store_that_cannot_be_reached_says_so(location: str) -> None:
+    with postgres_stopped(location), pytest.raises(StoreUnavailableError) as raised:
+        open_store(location)
+    assert raised.value.fault == "unreachable"
+    assert "is unreachable" in str(raised.value)
+    assert "check that the database server is running" in str(raised.value).lower()
+    open_store(location).close()  # and it opens once the server is back

@@ -119,7 +119,10 @@ class PostgresStore(SQLStore):
         self.conninfo = conninfo
         self._location = _safe_location(conninfo)
         self._lock = threading.RLock()
-        self._db: psycopg.Connection[Any] = connect(conninfo)
+        try:
+            self._db: psycopg.Connection[Any] = connect(conninfo)
+        except pg.OperationalError as error:
+            raise StoreUnavailableError(self._location, "unreachable", str(error)) from error
         try:
             self._migrate()
         except BaseException:
