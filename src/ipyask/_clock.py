@@ -10,7 +10,15 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-__all__ = ["Clock", "LoopClock", "ManualClock", "TimerHandle", "call_on_loop", "drain_loop"]
+__all__ = [
+    "Clock",
+    "LoopClock",
+    "ManualClock",
+    "ThreadClock",
+    "TimerHandle",
+    "call_on_loop",
+    "drain_loop",
+]
 
 
 class TimerHandle(Protocol):
@@ -42,6 +50,20 @@ class LoopClock:
 
     def call_later(self, delay_ms: float, callback: Callable[[], object]) -> TimerHandle:
         return asyncio.get_running_loop().call_later(max(0.0, delay_ms) / 1000.0, callback)
+
+
+class ThreadClock:
+    """Monotonic time and timers on threads of their own: for code that runs off any event loop
+    (a store's listening thread, a watch that waits on a store)."""
+
+    def now_ms(self) -> float:
+        return time.monotonic() * 1000.0
+
+    def call_later(self, delay_ms: float, callback: Callable[[], object]) -> TimerHandle:
+        timer = threading.Timer(max(0.0, delay_ms) / 1000.0, callback)
+        timer.daemon = True
+        timer.start()
+        return timer
 
 
 class _ManualTimer:

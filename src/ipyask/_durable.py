@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from ._abort import AbortSignal
 from ._agents import Agent
 from ._answer_checks import check_batch
+from ._backoff import Backoff, Pause
+from ._clock import Clock, ThreadClock
 from ._errors import UserQuestionError, restore_error
 from ._events import (
     QuestionAnsweredEvent,
@@ -31,7 +33,15 @@ from ._events import (
 from ._session import Session
 from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ._waterfall import Waterfall
-from .store import ChangeFeed, ClaimResult, ErrorInfo, QuestionRecord, Store, Terminal
+from .store import (
+    ChangeFeed,
+    ClaimResult,
+    ErrorInfo,
+    QuestionRecord,
+    Store,
+    StoreUnavailableError,
+    Terminal,
+)
 from .store._records import accepted, claim_of
 
 __all__ = [
@@ -156,7 +166,10 @@ class StoreBook:
         record, _ = self.store.open_question(
             session.id, call_id, questions, request_id=str(uuid.uuid4()), agent_id=agent_id
         )
-        session.sync()
+        try:
+            session.sync()
+        except StoreUnavailableError:  # recorded: the store watch syncs it once the store is back
+            log.info("ipyask: the session %s syncs when its store is back", session.id)
         return record
 
     def get(self, request_id: str) -> QuestionRecord | None:
@@ -248,9 +261,12 @@ class _Waiter:
 class DurableAsks:
     """The durable asks of one service: records, the askers waiting on them, store watches."""
 
-    def __init__(self, waterfall: Waterfall, lock: threading.RLock) -> None:
+    def __init__(
+        self, waterfall: Waterfall, lock: threading.RLock, clock: Clock | None = None
+    ) -> None:
         self._waterfall = waterfall
         self._lock = lock
+        self._clock: Clock = clock if clock is not None else ThreadClock()  # store watches
         self._waiters: dict[str, _Waiter] = {}
         self._watches: dict[int, _StoreWatch] = {}
 
@@ -308,9 +324,17 @@ class DurableAsks:
             last = _wait_in_inbox
             self._watch(store).add(waiter)
             # An answer committed before the watch started reading the session is in the store.
-            current = store.question(request_id)
-            if current is not None and current.terminal is not None:
-                waiter.settle(current.terminal)
+            # A store unreachable now (the question is recorded) leaves it to the watch, which
+            # reads the session again once the store is back.
+            try:
+                current = store.question(request_id)
+            except StoreUnavailableError as error:
+                log.warning(
+                    "ipyask: durable question %s waits for the store: %s", request_id, error
+                )
+            else:
+                if current is not None and current.terminal is not None:
+                    waiter.settle(current.terminal)
         else:
             last = _no_answerer
         waiter.dispatch = asyncio.ensure_future(
@@ -432,7 +456,8 @@ class DurableAsks:
         with self._lock:
             watch = self._watches.get(id(store))
             if watch is None:
-                watch = self._watches[id(store)] = _StoreWatch(store, self.settle_from)
+                watch = _StoreWatch(store, self.settle_from, self._clock)
+                self._watches[id(store)] = watch
             return watch
 
     def settle_from(self, events: tuple[SessionEvent, ...]) -> None:
@@ -468,14 +493,25 @@ class _StoreWatch:
     """A thread that, while askers wait on a store, reads their sessions' new events.
 
     It wakes on the store's change feed, brings each waiting session up to date and hands the
-    events it had not yet read to ``on_events`` (whoever brought them in).
+    events it had not yet read to ``on_events`` (whoever brought them in). A store that cannot be
+    reached (:class:`StoreUnavailableError`) is read again at backed-off delays on ``clock``, for
+    as long as askers wait: what was committed meanwhile is in the sessions it reads then.
     """
 
     IDLE_WAIT = 1.0
 
-    def __init__(self, store: Store, on_events: Callable[[tuple[SessionEvent, ...]], None]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        on_events: Callable[[tuple[SessionEvent, ...]], None],
+        clock: Clock | None = None,
+    ) -> None:
         self._store = store
         self._on_events = on_events
+        self._backoff = Backoff()
+        self._pause = Pause(clock if clock is not None else ThreadClock())
+        self.outages = 0
+        """How many times the store could not be read (each retried after a backed-off pause)."""
         self._lock = threading.Lock()
         self._waiters: set[_Waiter] = set()
         self._read: dict[int, int] = {}
@@ -516,23 +552,47 @@ class _StoreWatch:
                         self._feed = None
                         break
                     sessions = {id(w.session): w.session for w in self._waiters}
-                for key, session in sessions.items():
-                    session.sync()
-                    events = session.events
-                    with self._lock:
-                        start = self._read.get(key, len(events))
-                        self._read[key] = len(events)
-                    self._on_events(events[start:])
+                try:
+                    self._read_sessions(sessions)
+                except StoreUnavailableError as error:
+                    self._wait_out(error)  # stopped meanwhile: the loop ends at its top
+                    continue
+                self._backoff.reset()
                 feed.wait(self.IDLE_WAIT)
-        except Exception:  # the store went away: the askers keep waiting for local answers
+        except Exception:  # not a fault of the store: the askers keep waiting for local answers
             log.exception("ipyask: watching the store %s failed", self._store.location)
         finally:
             feed.close()
+
+    def _read_sessions(self, sessions: Mapping[int, Session]) -> None:
+        for key, session in sessions.items():
+            session.sync()
+            events = session.events
+            with self._lock:
+                start = self._read.get(key, len(events))
+                self._read[key] = len(events)
+            self._on_events(events[start:])
+
+    def _wait_out(self, error: StoreUnavailableError) -> None:
+        """Pause before reading the store again (less if the watch is stopped meanwhile)."""
+        self.outages += 1
+        delay = self._backoff.next_ms()
+        # One warning an outage; its retries at debug level.
+        level = logging.WARNING if delay == self._backoff.first_ms else logging.DEBUG
+        log.log(
+            level,
+            "ipyask: watching the store %s: %s (retrying in %.1f s)",
+            self._store.location,
+            error,
+            delay / 1000,
+        )
+        self._pause.sleep(delay)
 
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
             feed = self._feed
+        self._pause.wake()
         if feed is not None:
             feed.close()
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import ipyask
-from ipyask.store import Store, Terminal, open_store
-from ipyask.testing import new_database
+from ipyask.store import PostgresStore, Store, Terminal, open_store
+from ipyask.testing import ManualClock, new_database
 
 pytestmark = pytest.mark.postgres
 
@@ -118,20 +118,24 @@ def test_feeds_of_one_store_wake_together_and_end_with_the_store(
         watcher.changes()
 
 
-def test_a_lost_listening_connection_fails_its_feeds_and_is_replaced(
+def test_a_lost_listening_connection_is_opened_again_at_backed_off_delays(
     location: str, observer: Any
 ) -> None:
-    watcher, writer = open_store(location), open_store(location)
+    clock = ManualClock()
+    watcher, writer = PostgresStore(location, clock=clock), open_store(location)
     try:
         feed = watcher.changes()
         (pid,) = listening(observer)
         observer.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        with pytest.raises(psycopg.OperationalError):
-            feed.wait(10.0)
-        again = watcher.changes()
-        assert eventually(lambda: len(listening(observer)) == 1)
-        writer.append_event("s1", {"type": "turn/start", "turn": 1})
-        assert again.wait(10.0) is True
+        assert eventually(lambda: clock.pending == [100])  # the first retry, 100 ms on
+        assert feed.wait(0.05) is False  # down: the feed waits, it does not fail
+        writer.append_event("s1", {"type": "turn/start", "turn": 1})  # missed by the listener
+        clock.advance(100)
+        assert feed.wait(10.0) is True  # listening again: the feed wakes to read what it missed
+        assert len(listening(observer)) == 1
+        assert watcher.changes() is not None and len(listening(observer)) == 1
+        writer.append_event("s1", {"type": "turn/end", "turn": 1})
+        assert feed.wait(10.0) is True
     finally:
         watcher.close()
         writer.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ._faults import Fault, StoreUnavailableError
 from ._migrations import SCHEMA_VERSION, StoreOpenError, StoreVersionError
 from ._postgres import PostgresStore
 from ._protocol import ChangeFeed, Store, StoredEvent
@@ -37,12 +38,14 @@ __all__ = [
     "ClaimResult",
     "ClaimStatus",
     "ErrorInfo",
+    "Fault",
     "Outcome",
     "PostgresStore",
     "QuestionRecord",
     "SQLiteStore",
     "Store",
     "StoreOpenError",
+    "StoreUnavailableError",
     "StoreVersionError",
     "StoredEvent",
     "Terminal",

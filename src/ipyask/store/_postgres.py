@@ -5,10 +5,17 @@ a PostgreSQL store is opened. A write that changes a session's log notifies ``ip
 with the session's id when it commits, so a waiting process wakes as the answer commits: each
 store keeps one connection that ``LISTEN``s, and its change feeds wait on it (a feed that follows
 some sessions only wakes for theirs).
+
+Faults heal by themselves: a statement that finds its connection lost (a server restart, a
+terminated backend, a dropped network) runs once more on a new connection, and a store that
+cannot be reached raises :class:`StoreUnavailableError`; the listening connection reconnects with
+bounded exponential backoff, ``LISTEN``s again and wakes every feed, so its waiters re-read what
+changed during the outage.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import selectors
 import socket
@@ -16,8 +23,11 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._backoff import Backoff, Pause
+from .._clock import Clock, ThreadClock
+from ._faults import StoreUnavailableError
 from ._migrations import ELSEWHERE, POSTGRES_STEPS, SCHEMA_VERSION, StoreOpenError, check_version
 from ._sql import SQLStore, queries
 
@@ -27,9 +37,11 @@ if TYPE_CHECKING:
 __all__ = [
     "ANY_SESSION",
     "CHANNEL",
+    "CONNECTION_DEFAULTS",
     "ChangeListener",
     "PostgresChangeFeed",
     "PostgresStore",
+    "connect",
     "import_psycopg",
 ]
 
@@ -37,6 +49,10 @@ CHANNEL = "ipyask_changes"
 """The ``LISTEN``/``NOTIFY`` channel; a notification's payload is the changed session's id."""
 
 _MIGRATION_LOCK = 0x1BA5_0001  # an advisory lock key: one migrating process at a time
+
+log = logging.getLogger("ipyask")
+
+T = TypeVar("T")
 
 
 def import_psycopg() -> Any:
@@ -52,6 +68,29 @@ def import_psycopg() -> Any:
 
 
 _URL_PASSWORD = re.compile(r"(://[^/@:]*:)(?P<password>[^/@]*)@")
+
+
+CONNECTION_DEFAULTS: dict[str, str] = {
+    "connect_timeout": "10",
+    "keepalives": "1",
+    "keepalives_idle": "30",
+    "keepalives_interval": "10",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "60000",
+}
+"""libpq parameters every store connection gets unless its conninfo sets them: a connection
+attempt gives up after 10 s, and a dropped network is noticed within about a minute (TCP
+keepalives, and a limit on unacknowledged data), instead of leaving a statement or the listening
+connection waiting forever. They do nothing on a Unix socket."""
+
+
+def connect(conninfo: str) -> psycopg.Connection[Any]:
+    """An autocommit connection to ``conninfo``, with :data:`CONNECTION_DEFAULTS` it lacks."""
+    pg = import_psycopg()
+    given = pg.conninfo.conninfo_to_dict(conninfo)
+    defaults = {key: value for key, value in CONNECTION_DEFAULTS.items() if key not in given}
+    connection: psycopg.Connection[Any] = pg.connect(conninfo, autocommit=True, **defaults)
+    return connection
 
 
 def _safe_location(conninfo: str) -> str:
@@ -78,27 +117,33 @@ def _without_password(text: str, conninfo: str) -> str:
 class PostgresStore(SQLStore):
     """A :class:`~ipyask.store.Store` in a PostgreSQL database (tables ``ipyask_*``).
 
-    ``conninfo`` is a libpq connection string or URL (``postgresql://user@host/db``).
+    ``conninfo`` is a libpq connection string or URL (``postgresql://user@host/db``). ``clock``
+    times the listening connection's reconnects (a thread clock by default; tests pass a
+    :class:`~ipyask._clock.ManualClock`).
     """
 
     QUERIES = queries("%s")
 
-    def __init__(self, conninfo: str) -> None:
+    def __init__(self, conninfo: str, *, clock: Clock | None = None) -> None:
         pg = import_psycopg()
         self._pg = pg
         self._jsonb = pg.types.json.Jsonb
         self._listener: ChangeListener | None = None
+        self._clock: Clock = clock if clock is not None else ThreadClock()
+        self._closed = False
         self.conninfo = conninfo
         self._location = _safe_location(conninfo)
         self._lock = threading.RLock()
         try:
-            self._db: psycopg.Connection[Any] = pg.connect(conninfo, autocommit=True)
-        except pg.Error as error:
+            self._db: psycopg.Connection[Any] = connect(conninfo)
+        except pg.OperationalError as error:  # a server down or restarting: a fault that passes
+            reason = _without_password(str(error), conninfo)
+            raise StoreUnavailableError(self._location, "unreachable", reason) from error
+        except pg.Error as error:  # a location that can never work as given
             reason = _without_password(str(error).strip(), conninfo)
             raise StoreOpenError(
-                f"the ipyask store at {self._location} cannot be reached ({reason}): check that "
-                "the PostgreSQL server runs and that the URL names an existing database and a "
-                f"user allowed to connect to it, or {ELSEWHERE}."
+                f"the ipyask store at {self._location} cannot be opened ({reason}): check the "
+                f"PostgreSQL URL, or {ELSEWHERE}."
             ) from error
         try:
             self._migrate()
@@ -153,6 +198,38 @@ class PostgresStore(SQLStore):
                     (str(SCHEMA_VERSION),),
                 )
 
+    def _lost(self) -> bool:
+        return bool(self._db.closed or self._db.broken)
+
+    def _attempt(self, operation: Callable[[], T]) -> T:
+        # A lost connection rolled back whatever it held: the operation runs once more, whole,
+        # on a new one. Only a COMMIT whose reply was lost is in doubt: a question's second run
+        # finds it by its call id, a claim's reports it already-resolved with its own answer.
+        with self._lock:
+            if self._closed:
+                raise self._pg.OperationalError("the store is closed")
+            if self._lost():
+                self._reconnect()
+            try:
+                return operation()
+            except self._pg.OperationalError as error:
+                if not self._lost():
+                    raise
+                log.warning("ipyask: the store %s lost its connection (%s)", self.location, error)
+            self._reconnect()
+            try:
+                return operation()
+            except self._pg.OperationalError as error:
+                if not self._lost():
+                    raise
+                raise StoreUnavailableError(self.location, "unreachable", str(error)) from error
+
+    def _reconnect(self) -> None:
+        try:
+            self._db = connect(self.conninfo)
+        except self._pg.OperationalError as error:
+            raise StoreUnavailableError(self.location, "unreachable", str(error)) from error
+
     @contextmanager
     def _write(self) -> Iterator[psycopg.Connection[Any]]:
         with self._lock, self._db.transaction():
@@ -176,16 +253,15 @@ class PostgresStore(SQLStore):
 
     def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> PostgresChangeFeed:
         with self._lock:
-            if self._db.closed:
+            if self._closed:
                 raise self._pg.OperationalError("the store is closed")
-            if self._listener is None or self._listener.broken:
-                if self._listener is not None:
-                    self._listener.close()
-                self._listener = ChangeListener(self.conninfo)
+            if self._listener is None:
+                self._listener = ChangeListener(self.conninfo, self._clock, self.location)
             return PostgresChangeFeed(self._listener, sessions)
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             listener, self._listener = self._listener, None
             self._db.close()
         if listener is not None:
@@ -206,31 +282,50 @@ class ChangeListener:
     an idle listener costs no CPU and no wake-ups; each batch of notifications is handed to every
     feed, which decides whether it concerns its waiter. One connection per store, opened with its
     first feed: opening one per wait cost a connection set-up on every question.
+
+    A lost connection is opened again by the same thread, at backed-off delays on ``clock``; once
+    it ``LISTEN``s again every feed wakes (as for a change that names no session), so its waiter
+    reads what it may have missed meanwhile.
     """
 
-    def __init__(self, conninfo: str) -> None:
+    def __init__(self, conninfo: str, clock: Clock, location: str = "<postgresql>") -> None:
         pg = import_psycopg()
+        self._pg = pg
         self._error: type[Exception] = pg.Error
-        self._db: psycopg.Connection[Any] = pg.connect(conninfo, autocommit=True)
-        try:
-            self._db.execute(f"LISTEN {CHANNEL}")
-        except BaseException:
-            self._db.close()
-            raise
+        self._conninfo = conninfo
+        self._location = location
+        self._backoff = Backoff()
+        self._pause = Pause(clock)
         self.changed = threading.Condition()
         """Guards the feeds' pending sessions and wakes their waiters."""
         self.failure: Exception | None = None
-        """Why the connection stopped listening, if it did (feeds raise it)."""
+        """Why the connection is down, while it is (the thread is opening it again)."""
+        self.reconnects = 0
+        """How many times the connection was opened again after a fault."""
         self.closed = False
         self._feeds: set[PostgresChangeFeed] = set()
+        self._db: psycopg.Connection[Any] | None = None
+        try:
+            self._db = self._connect()
+        except (self._error, OSError) as error:  # the thread keeps trying
+            self.failure = error
         # A socket pair, not a pipe: selectors on Windows wait on sockets only.
         self._wake_read, self._wake_write = socket.socketpair()
-        self._thread = threading.Thread(target=self._listen, name="ipyask-listen", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="ipyask-listen", daemon=True)
         self._thread.start()
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        db = connect(self._conninfo)
+        try:
+            db.execute(f"LISTEN {CHANNEL}")
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     @property
     def broken(self) -> bool:
-        """Whether the connection failed (a new listener is needed)."""
+        """Whether the connection is down now (the listener is opening it again)."""
         return self.failure is not None
 
     def subscribe(self, feed: PostgresChangeFeed) -> None:
@@ -242,31 +337,75 @@ class ChangeListener:
             self._feeds.discard(feed)
             self.changed.notify_all()
 
-    def _listen(self) -> None:
-        pgconn = self._db.pgconn
-        encoding = self._db.info.encoding
-        try:
-            with selectors.DefaultSelector() as selector:
-                selector.register(pgconn.socket, selectors.EVENT_READ)
-                selector.register(self._wake_read, selectors.EVENT_READ)
-                while True:
-                    ready = selector.select()
-                    if any(key.fileobj is self._wake_read for key, _ in ready):
-                        return
-                    pgconn.consume_input()
-                    sessions: set[str] = set()
-                    while (notification := pgconn.notifies()) is not None:
-                        sessions.add(notification.extra.decode(encoding, "replace"))
-                    if sessions:
-                        with self.changed:
-                            for feed in self._feeds:
-                                feed.pending |= sessions
-                            self.changed.notify_all()
-        except (self._error, OSError) as error:
-            with self.changed:
-                if not self.closed:
+    def _run(self) -> None:
+        while not self.closed:
+            db = self._db
+            if db is None:
+                db = self._reopen()
+                if db is None:
+                    return  # closed while waiting to retry
+            try:
+                self._listen(db)
+                return  # woken by close
+            except (self._error, OSError) as error:
+                self._lost(db, error)
+
+    def _lost(self, db: psycopg.Connection[Any], error: Exception) -> None:
+        db.close()
+        with self.changed:
+            self._db = None
+            if self.closed:
+                return
+            self.failure = error
+        log.warning(
+            "ipyask: listening to the store %s lost its connection (%s); reconnecting",
+            self._location,
+            error,
+        )
+
+    def _reopen(self) -> psycopg.Connection[Any] | None:
+        """A new listening connection, retried at backed-off delays; ``None`` once closed."""
+        while self._pause.sleep(self._backoff.next_ms()):
+            try:
+                db = self._connect()
+            except (self._error, OSError) as error:
+                with self.changed:
                     self.failure = error
+                continue
+            with self.changed:
+                if self.closed:
+                    db.close()
+                    return None
+                self._db = db
+                self.failure = None
+                self.reconnects += 1
+                for feed in self._feeds:  # what changed while it was down is not known
+                    feed.pending.add(ANY_SESSION)
                 self.changed.notify_all()
+            self._backoff.reset()
+            log.info("ipyask: listening to the store %s again", self._location)
+            return db
+        return None
+
+    def _listen(self, db: psycopg.Connection[Any]) -> None:
+        pgconn = db.pgconn
+        encoding = db.info.encoding
+        with selectors.DefaultSelector() as selector:
+            selector.register(pgconn.socket, selectors.EVENT_READ)
+            selector.register(self._wake_read, selectors.EVENT_READ)
+            while True:
+                ready = selector.select()
+                if any(key.fileobj is self._wake_read for key, _ in ready):
+                    return
+                pgconn.consume_input()
+                sessions: set[str] = set()
+                while (notification := pgconn.notifies()) is not None:
+                    sessions.add(notification.extra.decode(encoding, "replace"))
+                if sessions:
+                    with self.changed:
+                        for feed in self._feeds:
+                            feed.pending |= sessions
+                        self.changed.notify_all()
 
     def close(self) -> None:
         """Stop listening and close the connection (idempotent, from any thread)."""
@@ -275,10 +414,14 @@ class ChangeListener:
                 return
             self.closed = True
             self.changed.notify_all()
+        self._pause.wake()
         self._wake_write.send(b"x")
         if self._thread is not threading.current_thread():
             self._thread.join()
-        self._db.close()
+        with self.changed:
+            db, self._db = self._db, None
+        if db is not None:
+            db.close()
         self._wake_read.close()
         self._wake_write.close()
 
@@ -313,18 +456,10 @@ class PostgresChangeFeed:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             with listener.changed:
                 listener.changed.wait_for(
-                    lambda: (
-                        self._closed
-                        or listener.closed
-                        or listener.failure is not None
-                        or bool(self.pending)
-                    ),
-                    left,
+                    lambda: self._closed or listener.closed or bool(self.pending), left
                 )
                 if self._closed or listener.closed:
                     return False
-                if listener.failure is not None:
-                    raise listener.failure
                 changed, self.pending = self.pending, set()
             if not changed:
                 return False  # the timeout passed

@@ -11,10 +11,10 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ._protocol import StoredEvent
 from ._records import (
@@ -29,6 +29,8 @@ from ._records import (
 from ._rows import QUESTION_COLUMNS, origin, record_from_row
 
 __all__ = ["Queries", "SQLStore", "queries"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,9 @@ class SQLStore(ABC):
 
     Subclasses set ``_db`` and ``_lock`` and give :attr:`QUERIES`, :meth:`_write` (one write
     transaction that tells waiters when it commits), the JSON encoding of a column and of an
-    event body, and :meth:`_lock_session`.
+    event body, and :meth:`_lock_session`. Every public method runs through :meth:`_attempt`,
+    where a subclass turns a fault of the store into :class:`StoreUnavailableError` (and may run
+    the method again on a new connection).
     """
 
     QUERIES: ClassVar[Queries]
@@ -95,6 +99,10 @@ class SQLStore(ABC):
     def _lock_session(self, db: Any, session_id: str) -> None:
         """Serialise writes to one session across processes for the rest of the transaction."""
 
+    def _attempt(self, operation: Callable[[], T]) -> T:
+        """Run one public method's work (the whole of it: a retry repeats every statement)."""
+        return operation()
+
     # -- session logs -------------------------------------------------------------------------
     def _append(self, db: Any, session_id: str, event: Mapping[str, Any]) -> int:
         self._lock_session(db, session_id)
@@ -104,10 +112,16 @@ class SQLStore(ABC):
         return seq
 
     def append_event(self, session_id: str, event: Mapping[str, Any]) -> int:
+        return self._attempt(lambda: self._append_event(session_id, event))
+
+    def _append_event(self, session_id: str, event: Mapping[str, Any]) -> int:
         with self._write() as db:
             return self._append(db, session_id, event)
 
     def read_events(self, session_id: str, after: int = -1) -> list[StoredEvent]:
+        return self._attempt(lambda: self._read_events(session_id, after))
+
+    def _read_events(self, session_id: str, after: int) -> list[StoredEvent]:
         with self._lock:
             rows = self._db.execute(self.QUERIES.read_events, (session_id, after)).fetchall()
         return [(int(seq), self._event_from(body)) for seq, body in rows]
@@ -126,6 +140,18 @@ class SQLStore(ABC):
         *,
         request_id: str,
         agent_id: str | None = None,
+    ) -> tuple[QuestionRecord, bool]:
+        return self._attempt(
+            lambda: self._open_question(session_id, call_id, questions, request_id, agent_id)
+        )
+
+    def _open_question(
+        self,
+        session_id: str,
+        call_id: str,
+        questions: Sequence[Mapping[str, Any]],
+        request_id: str,
+        agent_id: str | None,
     ) -> tuple[QuestionRecord, bool]:
         with self._write() as db:
             self._lock_session(db, session_id)
@@ -157,6 +183,9 @@ class SQLStore(ABC):
             return record, True
 
     def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
+        return self._attempt(lambda: self._resolve_question(request_id, terminal))
+
+    def _resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
         with self._write() as db:
             row = db.execute(
                 self.QUERIES.resolve_question,
@@ -169,19 +198,22 @@ class SQLStore(ABC):
                 ),
             ).fetchone()
             if row is None:
-                return claim_of(self.question(request_id))
+                found = self._select(self.QUERIES.by_id, (request_id,))
+                return claim_of(found[0] if found else None)
             self._append(db, row[0], answered_event(request_id, terminal))
             return accepted(terminal)
 
     def question(self, request_id: str) -> QuestionRecord | None:
-        found = self._select(self.QUERIES.by_id, (request_id,))
+        found = self._attempt(lambda: self._select(self.QUERIES.by_id, (request_id,)))
         return found[0] if found else None
 
     def question_for_call(self, session_id: str, call_id: str) -> QuestionRecord | None:
-        found = self._select(self.QUERIES.by_call, (session_id, call_id))
+        where = self.QUERIES.by_call
+        found = self._attempt(lambda: self._select(where, (session_id, call_id)))
         return found[0] if found else None
 
     def pending_questions(self, session_id: str | None = None) -> list[QuestionRecord]:
         if session_id is None:
-            return self._select(self.QUERIES.pending, ())
-        return self._select(self.QUERIES.pending_in_session, (session_id,))
+            return self._attempt(lambda: self._select(self.QUERIES.pending, ()))
+        where = self.QUERIES.pending_in_session
+        return self._attempt(lambda: self._select(where, (session_id,)))

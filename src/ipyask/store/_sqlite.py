@@ -15,10 +15,13 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from ._faults import Fault, StoreUnavailableError
 from ._migrations import ELSEWHERE, SCHEMA_VERSION, SQLITE_STEPS, StoreOpenError, check_version
 from ._sql import SQLStore, queries
+
+T = TypeVar("T")
 
 __all__ = ["DEFAULT_SQLITE_PATH", "SQLiteChangeFeed", "SQLiteStore"]
 
@@ -29,6 +32,20 @@ _BUSY_TIMEOUT_MS = 30_000
 # Bursts from many processes leave a large write-ahead log; a checkpoint that resets it then
 # truncates the file to this size, instead of keeping it as large as the burst was.
 _WAL_SIZE_LIMIT = 16 * 1024 * 1024
+
+
+_FAULTS: dict[str, Fault] = {
+    "SQLITE_BUSY": "locked",
+    "SQLITE_LOCKED": "locked",
+    "SQLITE_READONLY": "read-only",
+    "SQLITE_FULL": "full",
+}
+"""SQLite's result codes (primary, extended ones start with them) that are the file's state."""
+
+
+def _fault(error: sqlite3.Error) -> Fault | None:
+    name = getattr(error, "sqlite_errorname", "")
+    return next((fault for code, fault in _FAULTS.items() if name.startswith(code)), None)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -145,16 +162,26 @@ class SQLiteStore(SQLStore):
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
+    def _attempt(self, operation: Callable[[], T]) -> T:
+        try:
+            return operation()
+        except sqlite3.Error as error:
+            fault = _fault(error)
+            if fault is None:
+                raise
+            raise StoreUnavailableError(self.location, fault, str(error)) from error
+
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
+                self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:  # a failed COMMIT (a full disk) leaves it open
+                    self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
         with self._changed:
             self._local_changes += 1
             self._changed.notify_all()

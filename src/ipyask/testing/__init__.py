@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from .._clock import ManualClock, drain_loop
 from ._browser import find_chromium, launch_chromium
-from ._postgres import find_postgres_bin, new_database, throwaway_postgres
+from ._postgres import (
+    find_postgres_bin,
+    new_database,
+    postgres_stopped,
+    restart_postgres,
+    throwaway_postgres,
+)
 from ._scripted import (
     SKIP,
     TIME_OUT,
@@ -97,6 +103,8 @@ __all__ = [
     "find_postgres_bin",
     "launch_chromium",
     "new_database",
+    "postgres_stopped",
+    "restart_postgres",
     "throwaway_postgres",
 ]
 

@@ -78,6 +78,10 @@ NoticeCode = Literal[
     "settled-elsewhere",
     "not-in-store",
     "nobody-could-answer",
+    "store-unreachable",
+    "store-locked",
+    "store-read-only",
+    "store-full",
 ]
 """The notices the kernel sets on cards; a view shows each in its own language."""
 

@@ -191,6 +191,7 @@ ViewErrorCode = Literal[
     "BAD_ANSWER",
     "ALREADY_ANSWERED",
     "NOT_ANSWERABLE",
+    "NOT_SAVED_YET",
     "REPLY_QUEUED",
     "CALLER_NOT_LIVE",
     "DELEGATED_CALLER",

@@ -5,29 +5,51 @@ earlier run of it, of a worker, a script or another kernel) is a card. The store
 record: answering a card is a claim on the store, and the first claim of any view or process
 wins; a card settles when the store says its question settled, whoever settled it. A thread waits
 on the store's change feed (no busy polling) and hands each change to the panel's event loop.
+
+A store that cannot be reached or written (:class:`~ipyask.store.StoreUnavailableError`) loses
+nothing: reading it is retried at backed-off delays, and an answer that could not be saved stays
+on its card, marked as not saved yet, and is saved again on the service's clock until the store
+takes it; then the card settles as any other.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
 import threading
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 
+from ..._backoff import Backoff, Pause
+from ..._clock import ThreadClock, TimerHandle
 from ..._service import UserQuestions
 from ..._settlement import Settlement
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ..._waterfall import Next
-from ...store import ChangeFeed, ClaimResult, QuestionRecord, Store, Terminal
-from ...widget import Card, CardSource, QuestionWidget
+from ...store import (
+    ChangeFeed,
+    ClaimResult,
+    Fault,
+    QuestionRecord,
+    Store,
+    StoreUnavailableError,
+    Terminal,
+)
+from ...widget import Card, CardSource, NoticeCode, QuestionWidget
 from ._answer_loop import call_on
 from ._card_outcomes import CardOutcomes
 from ._held_request import PassOn
 from ._texts import NO_NOTICE, NOTICES, Notice, cancelled_notice
 
-__all__ = ["ASKED_EARLIER", "SETTLED_ELSEWHERE", "InboxCards", "process_ended"]
+__all__ = [
+    "ASKED_EARLIER",
+    "SETTLED_ELSEWHERE",
+    "InboxCards",
+    "not_saved_notice",
+    "process_ended",
+]
 
 log = logging.getLogger("ipyask")
 
@@ -35,6 +57,20 @@ ASKED_EARLIER = NOTICES["en"]["asked-earlier"]
 """What the card of a question asked by a process that has ended says (in English)."""
 SETTLED_ELSEWHERE = NOTICES["en"]["settled-elsewhere"]
 """What a card answered in another view or process says (in English)."""
+
+
+_NOT_SAVED: dict[Fault, NoticeCode] = {
+    "unreachable": "store-unreachable",
+    "locked": "store-locked",
+    "read-only": "store-read-only",
+    "full": "store-full",
+}
+"""The notice of a card whose answer the store could not take yet, by what kept it."""
+
+
+def not_saved_notice(error: StoreUnavailableError) -> Notice:
+    """What a card says while its answer waits for the store (``error``) to take it."""
+    return Notice(_NOT_SAVED[error.fault], {"location": error.location})
 
 
 def process_ended(origin: str | None) -> bool:
@@ -115,6 +151,12 @@ class InboxCards:
         self._thread: threading.Thread | None = None
         self._refresh_due = False
         self._stopped = False
+        self._unsaved: dict[str, AskUserQuestionAnswer] = {}
+        """Answers clicked that the store could not take yet (the latest click per card)."""
+        self._retries: dict[str, tuple[Backoff, TimerHandle | None]] = {}
+        self._refresh_backoff = Backoff()
+        self._refresh_timer: TimerHandle | None = None
+        self._pause = Pause(ThreadClock())
 
     # -- lifetime -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -131,9 +173,25 @@ class InboxCards:
     def _follow(self) -> None:
         feed = self._feed
         assert feed is not None
+        backoff = Backoff()
         try:
             while not self._stopped:
-                if feed.wait(self.IDLE_WAIT) and not self._stopped:
+                try:
+                    changed = feed.wait(self.IDLE_WAIT)
+                except Exception as error:  # the feed failed: a new one, after a pause
+                    log.warning(
+                        "ipyask: following the store %s failed (%s); retrying",
+                        self.store.location,
+                        error,
+                    )
+                    feed.close()
+                    if not self._pause.sleep(backoff.next_ms()):
+                        return
+                    feed = self._feed = self.store.changes()
+                    changed = True  # what changed meanwhile is not known: read the store
+                else:
+                    backoff.reset()
+                if changed and not self._stopped:
                     self._schedule_refresh()
         except Exception:
             if not self._stopped:
@@ -152,9 +210,16 @@ class InboxCards:
         """Stop following the store (the thread ends within :attr:`IDLE_WAIT`); local asks
         held here go on down the waterfall."""
         self._stopped = True
+        self._pause.wake()
         with self._lock:
             holds = list(self._holds.values())
             self._holds.clear()
+            timers = [timer for _, timer in self._retries.values()] + [self._refresh_timer]
+            self._retries.clear()
+            self._unsaved.clear()
+        for timer in timers:
+            if timer is not None:
+                timer.cancel()
         for hold in holds:
             hold.resolve(PassOn())
 
@@ -169,27 +234,51 @@ class InboxCards:
         ones are marked with how they were settled."""
         with self._lock:
             self._refresh_due = False
+            self._refresh_timer = None
         if self._stopped:
             return
         try:
             records = self.store.pending_questions(self._session_id)
+            current = {record.id for record in records}
+            with self._lock:
+                gone = [key for key in self._open if key not in current]
+            # Read before any card changes: a fault here leaves the cards as they were.
+            settled = {key: self.store.question(key) for key in gone}
+        except StoreUnavailableError as error:
+            self._refresh_later(error)
+            return
         except Exception:
             log.exception("ipyask: reading the store %s failed", self.store.location)
             return
-        current = {record.id for record in records}
+        self._refresh_backoff.reset()
         with self._lock:
             new = [r for r in records if r.id not in self._open and r.id not in self._settled]
             self._open.update((record.id, record) for record in new)
-            gone = [key for key in self._open if key not in current]
+            gone = [key for key in gone if key in self._open]
             self._settled.update(gone)
             for key in gone:
                 del self._open[key]
         for record in new:
             self._widget.set_card(_card(record))
         for key in gone:
-            settled = self.store.question(key)
-            terminal = settled.terminal if settled is not None else None
-            self._mark(key, terminal)
+            found = settled[key]
+            self._mark(key, found.terminal if found is not None else None)
+
+    def _refresh_later(self, error: StoreUnavailableError) -> None:
+        delay = self._refresh_backoff.next_ms()
+        level = logging.WARNING if delay == self._refresh_backoff.first_ms else logging.DEBUG
+        log.log(level, "ipyask: reading the inbox's store failed: %s (retrying)", error)
+        timer = self._later(delay, self._schedule_refresh)
+        with self._lock:
+            self._refresh_timer = timer
+
+    def _later(self, delay_ms: float, callback: Callable[[], object]) -> TimerHandle:
+        """Run ``callback`` on the panel's loop ``delay_ms`` from now, timed by the service's
+        clock (a thread's timer when no event loop runs)."""
+        try:
+            return self.service.clock.call_later(delay_ms, callback)
+        except RuntimeError:  # no running loop for the loop's clock
+            return ThreadClock().call_later(delay_ms, lambda: call_on(self._loop, callback))
 
     def _mark(self, key: str, terminal: Terminal | None) -> None:
         if terminal is None:
@@ -205,14 +294,46 @@ class InboxCards:
         else:
             self._outcomes.mark(key, "expired", Notice("nobody-could-answer"))
 
-    def answer(self, key: str, answer: AskUserQuestionAnswer) -> ClaimResult:
+    def unsaved(self, key: str) -> bool:
+        """Whether an answer to card ``key`` waits for the store to take it."""
+        with self._lock:
+            return key in self._unsaved
+
+    def answer(self, key: str, answer: AskUserQuestionAnswer) -> ClaimResult | None:
         """Claim card ``key``'s question with ``answer``; the first claim anywhere wins.
 
         ``accepted``: the card is answered. ``already-resolved``: the card shows how the
-        question was settled. The seam may raise (e.g. ``BAD_ANSWER``).
+        question was settled. ``None``: the store cannot take it now; the card says the answer
+        is not saved yet, and it is saved at backed-off delays (a later click's answer replaces
+        it). The seam may raise (e.g. ``BAD_ANSWER``).
         """
-        result = self.service.respond(self.store, key, answer)
+        with self._lock:
+            retrying = key in self._unsaved
+            self._unsaved[key] = answer
+        if retrying:
+            return None  # the retry under way saves this answer
+        return self._save(key)
+
+    def _save(self, key: str) -> ClaimResult | None:
+        with self._lock:
+            answer = self._unsaved.get(key)
+        if answer is None or self._stopped:
+            return None
+        try:
+            result = self.service.respond(self.store, key, answer)
+        except StoreUnavailableError as error:
+            self._not_saved(key, error)
+            return None
+        except Exception:
+            self._forget_unsaved(key)
+            raise
+        retried = self._forget_unsaved(key)
         if result.status == "not-pending":
+            if retried:  # no view waits for a reply: the card says it
+                with self._lock:
+                    self._open.pop(key, None)
+                    self._settled.add(key)
+                self._mark(key, None)
             return result
         with self._lock:
             mine = self._open.pop(key, None) is not None
@@ -224,6 +345,38 @@ class InboxCards:
                 terminal = Terminal(outcome=result.outcome or "answered", answer=result.answer)
                 self._mark(key, terminal)
         return result
+
+    def _forget_unsaved(self, key: str) -> bool:
+        """Stop retrying card ``key``'s answer; whether it was being retried."""
+        with self._lock:
+            self._unsaved.pop(key, None)
+            retry = self._retries.pop(key, None)
+        if retry is not None and retry[1] is not None:
+            retry[1].cancel()
+        return retry is not None
+
+    def _not_saved(self, key: str, error: StoreUnavailableError) -> None:
+        with self._lock:
+            backoff, _ = self._retries.get(key, (Backoff(), None))
+        delay = backoff.next_ms()
+        level = logging.WARNING if delay == backoff.first_ms else logging.DEBUG  # once a fault
+        log.log(level, "ipyask: an answer is not saved yet: %s (retrying in %.0f ms)", error, delay)
+        try:
+            self._widget.update_card(key, **not_saved_notice(error).card_fields())
+        except KeyError:  # the card is gone: nobody to save the answer for
+            self._forget_unsaved(key)
+            return
+        timer = self._later(delay, lambda: self._retry(key))
+        with self._lock:
+            self._retries[key] = (backoff, timer)
+
+    def _retry(self, key: str) -> None:
+        try:
+            self._save(key)
+        except Exception:  # not the store's fault: the card takes answers again
+            log.exception("ipyask: saving the answer to card %s failed", key)
+            with contextlib.suppress(KeyError):  # the card is gone
+                self._widget.update_card(key, **NO_NOTICE)
 
     # -- asks of this process -----------------------------------------------------------------
     def takes(self, request: AskUserQuestionRequest) -> bool:
@@ -247,7 +400,10 @@ class InboxCards:
         """
         request_id = request.request_id
         assert request_id is not None
-        record = self.store.question(request_id)
+        try:
+            record = self.store.question(request_id)
+        except StoreUnavailableError:  # the card comes with the refresh once the store is back
+            record = None
         if record is not None and record.terminal is None:
             with self._lock:
                 new = request_id not in self._open and request_id not in self._settled

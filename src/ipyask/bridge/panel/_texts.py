@@ -84,6 +84,19 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
         "settled-elsewhere": "Settled in another view or process.",
         "not-in-store": "This question is no longer in the store.",
         "nobody-could-answer": "Nobody could answer this question.",
+        "store-unreachable": "Not saved yet: the store is unreachable; retrying…",
+        "store-locked": (
+            "Not saved yet: the store {location} is locked by another process; retrying… "
+            "Finish or close the process that holds it."
+        ),
+        "store-read-only": (
+            "Not saved yet: the store {location} is read-only; retrying… Make the file and "
+            "its folder writable."
+        ),
+        "store-full": (
+            "Not saved yet: the disk holding the store {location} is full; retrying… Free "
+            "some space there."
+        ),
     },
     "zh": {
         "you-cancelled": "你取消了这个问题，智能体已得知。",
@@ -115,6 +128,14 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
         "settled-elsewhere": "已在另一个视图或进程中处理。",
         "not-in-store": "这个问题已不在存储中。",
         "nobody-could-answer": "没有人能回答这个问题。",
+        "store-unreachable": "尚未保存：无法连接到存储，正在重试…",
+        "store-locked": (
+            "尚未保存：存储 {location} 被另一个进程锁定，正在重试…请结束或关闭占用它的进程。"
+        ),
+        "store-read-only": (
+            "尚未保存：存储 {location} 是只读的，正在重试…请让该文件及其文件夹可写。"
+        ),
+        "store-full": ("尚未保存：存储 {location} 所在的磁盘已满，正在重试…请在那里腾出空间。"),
     },
 }
 """Each card notice per language; ``{name}`` is filled from the card's notice params."""

@@ -191,7 +191,16 @@ class ViewMessageDispatcher:
         problem = batch_problem(self._widget.store.card(message.key), message.answer)
         if problem is not None:
             raise Refused.bad_answer(problem)
+        waiting = inbox.unsaved(message.key)
         result = inbox.answer(message.key, message.answer)
+        if result is None and waiting:  # the card's notice is unchanged: this reply re-arms it
+            raise Refused(
+                "NOT_SAVED_YET",
+                "an earlier answer to this question still waits for the store; this one "
+                "replaces it and is saved when the store takes it",
+            )
+        if result is None:
+            return  # not saved yet: the card's notice says so, and it is saved by itself
         if result.status == "already-resolved":
             raise Refused("ALREADY_ANSWERED", "this question was already answered")
         if result.status == "not-pending":

@@ -327,7 +327,11 @@ var NOTICES = {
     "asked-earlier": "Asked before a restart: the process that asked ({process}) has ended. Your answer is kept; the agent gets it when it asks this question again.",
     "settled-elsewhere": "Settled in another view or process.",
     "not-in-store": "This question is no longer in the store.",
-    "nobody-could-answer": "Nobody could answer this question."
+    "nobody-could-answer": "Nobody could answer this question.",
+    "store-unreachable": "Not saved yet: the store is unreachable; retrying…",
+    "store-locked": "Not saved yet: the store {location} is locked by another process; retrying… Finish or close the process that holds it.",
+    "store-read-only": "Not saved yet: the store {location} is read-only; retrying… Make the file and its folder writable.",
+    "store-full": "Not saved yet: the disk holding the store {location} is full; retrying… Free some space there."
   },
   zh: {
     "you-cancelled": "你取消了这个问题，智能体已得知。",
@@ -344,7 +348,11 @@ var NOTICES = {
     "asked-earlier": "重启之前提出的问题：提出它的进程（{process}）已结束。你的回答会被保存，智能体再次提出这个问题时会收到它。",
     "settled-elsewhere": "已在另一个视图或进程中处理。",
     "not-in-store": "这个问题已不在存储中。",
-    "nobody-could-answer": "没有人能回答这个问题。"
+    "nobody-could-answer": "没有人能回答这个问题。",
+    "store-unreachable": "尚未保存：无法连接到存储，正在重试…",
+    "store-locked": "尚未保存：存储 {location} 被另一个进程锁定，正在重试…请结束或关闭占用它的进程。",
+    "store-read-only": "尚未保存：存储 {location} 是只读的，正在重试…请让该文件及其文件夹可写。",
+    "store-full": "尚未保存：存储 {location} 所在的磁盘已满，正在重试…请在那里腾出空间。"
   }
 };
 var ERRORS = {
@@ -352,6 +360,7 @@ var ERRORS = {
     ALREADY_ANSWERED: "This question was already answered, here or in another view.",
     NOT_PENDING: "This question is already settled.",
     NOT_ANSWERABLE: "This question can no longer be answered.",
+    NOT_SAVED_YET: "Not saved yet: the store cannot take answers now. Your latest answer is saved as soon as it can be.",
     UNKNOWN_CARD: "The kernel no longer knows this question.",
     REPLY_QUEUED: "An answer to this question already waits for the agent's next step.",
     CALLER_NOT_LIVE: "The agent that asked has ended, so it cannot take this answer.",
@@ -362,6 +371,7 @@ var ERRORS = {
     ALREADY_ANSWERED: "这个问题已在这里或另一个视图中回答过了。",
     NOT_PENDING: "这个问题已经结束。",
     NOT_ANSWERABLE: "这个问题已无法回答。",
+    NOT_SAVED_YET: "尚未保存：存储现在无法接收回答。你最新的回答会在可以时立即保存。",
     UNKNOWN_CARD: "内核已不认识这个问题。",
     REPLY_QUEUED: "这个问题已有一个回答在等待智能体的下一步。",
     CALLER_NOT_LIVE: "提问的智能体已结束，无法接收这个回答。",
