@@ -296,3 +296,94 @@ task = asyncio.ensure_future(openai_agents.run(agent, "clean up"))
     assert shown.strip() == "kept []"
     asked = [c for c in fe.cards() if "remove_file" in c["questions"][0]["question"]]
     assert len(asked) == 1  # the second call was rejected unasked
+
+
+LANGGRAPH_DOCS = """
+from typing import Any
+from typing_extensions import TypedDict
+from pydantic import BaseModel
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
+from langgraph.prebuilt.interrupt import ActionRequest, HumanInterrupt, HumanInterruptConfig
+from langgraph.types import interrupt
+from ipyask.integrations import langgraph as lg
+
+def one_node(state_type, node):
+    builder = StateGraph(state_type)
+    builder.add_node("node", node)
+    builder.add_edge(START, "node")
+    return builder.compile(checkpointer=InMemorySaver())
+
+class Gate(TypedDict):
+    action_details: str
+    status: str
+
+def approval_node(state):
+    is_approved = interrupt({"question": "Do you want to proceed with this action?",
+                             "details": state["action_details"]})
+    return {"status": "approved" if is_approved else "rejected"}
+
+class Decision(BaseModel):
+    approved: bool
+    note: str = ""
+
+class Answered(TypedDict):
+    answer: Any
+
+def schema_node(state):
+    return {"answer": interrupt({"question": "Ship the release?"}, response_schema=Decision)}
+
+def inbox_node(state):
+    request = HumanInterrupt(
+        action_request=ActionRequest(action="run_command", args={"command": "ls"}),
+        config=HumanInterruptConfig(allow_ignore=True, allow_respond=True, allow_edit=True,
+                                    allow_accept=True),
+        description="Please review the command before execution",
+    )
+    return {"answer": interrupt([request])[0]}
+"""
+
+
+def test_langgraph_docs_approval_gate_no_is_false(fe: HeadlessFrontend) -> None:
+    """https://docs.langchain.com/oss/python/langgraph/interrupts#approve-or-reject, answered on
+    the card: No resumes with False, and the transfer is not approved."""
+    fe.execute(
+        LANGGRAPH_DOCS + "task = asyncio.ensure_future(lg.run(one_node(Gate, approval_node), "
+        "{'action_details': 'Transfer $500', 'status': 'pending'}, "
+        "{'configurable': {'thread_id': 'gate'}}))"
+    )
+    card = fe.wait_for_card("Do you want to proceed with this action?")
+    assert [o["label"] for o in card["questions"][0]["options"]] == ["Yes", "No"]
+    fe.choose(card["key"], "No")
+    fe.submit(card["key"])
+    assert fe.execute(RESULT.format(expression="r['status']")).stdout.strip() == "rejected"
+
+
+def test_langgraph_docs_response_schema_is_a_form(fe: HeadlessFrontend) -> None:
+    """https://docs.langchain.com/oss/python/langgraph/interrupts#define-an-interrupt-response-schema:
+    the card is a form of the model's fields; the graph resumes with a valid ``Decision``."""
+    fe.execute(
+        LANGGRAPH_DOCS + "task = asyncio.ensure_future(lg.run(one_node(Answered, schema_node), "
+        "{'answer': None}, {'configurable': {'thread_id': 'schema'}}))"
+    )
+    key = fe.wait_for_card("Ship the release?")["key"]
+    fe.fill(key, {"approved": True, "note": "go"})
+    shown = fe.execute(RESULT.format(expression="repr(r['answer'])")).stdout.strip()
+    assert shown == "Decision(approved=True, note='go')"
+
+
+def test_langgraph_docs_agent_inbox_edit(fe: HeadlessFrontend) -> None:
+    """https://reference.langchain.com/python/langgraph.prebuilt/interrupt/HumanInterrupt: one
+    tool-approval card per ``HumanInterrupt``; an Edit resumes with an ``edit`` HumanResponse."""
+    fe.execute(
+        LANGGRAPH_DOCS + "task = asyncio.ensure_future(lg.run(one_node(Answered, inbox_node), "
+        "{'answer': None}, {'configurable': {'thread_id': 'inbox'}}))"
+    )
+    key = fe.wait_for_card("Run run_command?")["key"]
+    fe.edit(key, {"command": "ls -la"})
+    shown = fe.execute(RESULT.format(expression="r['answer']")).stdout.strip()
+    assert (
+        shown
+        == "{'type': 'edit', 'args': {'action': 'run_command', 'args': {'command': 'ls -la'}}}"
+    )
+    assert fe.kernel.handler_errors == []
