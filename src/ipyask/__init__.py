@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 from . import host as host  # the host-side vocabulary, as ipyask.host
 from ._agents import Agent
 from ._connection import Connection, connect
-from ._decisions import BadAnswerError, FormResult, ToolDecision, form_result, tool_decision
-from ._errors import AskCancelledError, ErrorCode, UserQuestionError
+from ._decisions import FormResult, ToolDecision, form_result, tool_decision
 from ._followups import after_answer
 from ._service import UserQuestions
 from ._tool import AskUserQuestionTool
@@ -31,6 +30,7 @@ from ._vocabulary import (
     ToolCall,
 )
 from ._waterfall import Answerer, Next
+from .errors import AskCancelledError, BadAnswerError, ErrorCode, UserQuestionError
 
 if TYPE_CHECKING:
     from .bridge import (

@@ -12,16 +12,11 @@ import logging
 import threading
 from collections.abc import Callable
 
+from .errors import AbortError
+
 __all__ = ["AbortController", "AbortError", "AbortSignal"]
 
 AbortListener = Callable[[], object]
-
-
-class AbortError(Exception):
-    """The default abort reason."""
-
-    def __init__(self, message: str = "This operation was aborted") -> None:
-        super().__init__(message)
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ._errors import UserQuestionError
 from ._form_schema import form_value_errors, parse_form_schema
 from ._json_schema import json_schema_errors
 from ._vocabulary import (
@@ -22,6 +21,7 @@ from ._vocabulary import (
     FormIntent,
     ToolApprovalIntent,
 )
+from .errors import BadAnswerError
 
 __all__ = [
     "BadAnswerError",
@@ -74,21 +74,6 @@ class FormResult(BaseModel):
     def accepted(self) -> bool:
         """Whether the person submitted values."""
         return self.action == "accept"
-
-
-class BadAnswerError(UserQuestionError):
-    """``BAD_ANSWER`` for one item: ``field_errors`` maps a field (or argument path; ``""`` for
-    the whole answer) to what is wrong with it."""
-
-    def __init__(self, question_id: str, field_errors: dict[str, str]) -> None:
-        problems = "; ".join(
-            f"{field}: {message}" if field else message for field, message in field_errors.items()
-        )
-        super().__init__(
-            f"the answer to question {question_id} is refused: {problems}", "BAD_ANSWER"
-        )
-        self.question_id = question_id
-        self.field_errors = field_errors
 
 
 def _text(custom: str | None) -> str | None:

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from ._vocabulary import WireModel
+from .errors import FormSchemaError
 
 __all__ = [
     "BooleanField",
@@ -46,15 +47,6 @@ _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s]+$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-
-
-class FormSchemaError(ValueError):
-    """A schema outside the subset; ``path`` names the offending place (``""`` for the root)."""
-
-    def __init__(self, path: str, problem: str) -> None:
-        where = f"field {path!r}" if path else "the schema"
-        super().__init__(f"{where} {problem}")
-        self.path = path
 
 
 class EnumOption(WireModel):

@@ -29,6 +29,7 @@ from ._vocabulary import (
     PendingAnswer,
     QuestionWait,
 )
+from .errors import ToolArgumentError
 
 __all__ = [
     "LEGACY_DESCRIPTION",
@@ -36,6 +37,7 @@ __all__ = [
     "PENDING_NOTICE",
     "TIMED_DESCRIPTION",
     "AskUserQuestionTool",
+    "ToolArgumentError",
     "ToolDefinition",
     "ToolResult",
     "ask_user_question_definition",
@@ -146,10 +148,6 @@ class ToolResult(BaseModel):
     is_error: bool = False
     error: ToolErrorInfo | None = None
     value: dict[str, Any] | None = None
-
-
-class ToolArgumentError(ValueError):
-    """The model's arguments do not fit the tool's schema."""
 
 
 def _check_seconds(value: object) -> int:

@@ -4,13 +4,17 @@ A notebook user and an agent author find what they need at the top level of :mod
 host (the program that runs agents, keeps their sessions and shows questions) also needs the
 session events the seam reads and appends, the projection of a session's questions, timed-wait
 plumbing, the tool's definition and result types, clocks, and abort signals: they live here.
+The exceptions, ``HarnessError`` and ``AbortError`` included, live in :mod:`ipyask.errors`.
 """
 
-from ._abort import AbortController, AbortError, AbortSignal
+import warnings
+from typing import Any
+
+from ._abort import AbortController, AbortSignal
 from ._agents import AgentRegistry
 from ._clock import Clock, LoopClock
 from ._decisions import answer_errors, form_answer_item, tool_answer_item
-from ._errors import HarnessError, restore_error
+from ._errors import restore_error
 from ._events import (
     MessageSource,
     OtherEvent,
@@ -31,7 +35,6 @@ from ._form_schema import (
     EnumOption,
     FormField,
     FormSchema,
-    FormSchemaError,
     MultiSelectField,
     NumberField,
     SelectField,
@@ -64,7 +67,6 @@ __all__ = [
     "FORM_LABELS",
     "PENDING_NOTICE",
     "AbortController",
-    "AbortError",
     "AbortSignal",
     "AgentRegistry",
     "AskUserQuestionIntent",
@@ -73,8 +75,6 @@ __all__ = [
     "EnumOption",
     "FormField",
     "FormSchema",
-    "FormSchemaError",
-    "HarnessError",
     "LoopClock",
     "MessageSource",
     "MultiSelectField",
@@ -118,3 +118,20 @@ __all__ = [
     "tool_answer_item",
     "tool_approval_question",
 ]
+
+# Exported here until ipyask.errors held every exception; importable for one more release.
+_MOVED_TO_ERRORS = frozenset({"AbortError", "FormSchemaError", "HarnessError"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED_TO_ERRORS:
+        warnings.warn(
+            f"ipyask.host.{name} is deprecated and will be removed in the next release: "
+            f"import it from ipyask.errors (from ipyask.errors import {name})",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from . import errors
+
+        return getattr(errors, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,7 @@ import pytest
 
 import ipyask
 from ipyask import AskUserQuestionRequest, UserQuestionError
-from ipyask.host import HarnessError
+from ipyask.errors import HarnessError
 
 from ._helpers import answer, drain, question
 

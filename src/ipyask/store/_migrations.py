@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..errors import StoreOpenError, StoreVersionError
+
 __all__ = [
     "ELSEWHERE",
     "POSTGRES_STEPS",
@@ -54,17 +56,6 @@ assert len(POSTGRES_STEPS) == SCHEMA_VERSION
 
 ELSEWHERE = "point $IPYASK_STORE (or the location you open) at another store"
 """The way out every store that cannot be opened offers."""
-
-
-class StoreOpenError(RuntimeError):
-    """A store that cannot be opened as it is; the message names where it is and what to do.
-
-    Raised before anything is written to the store: a file or database refused is left as it was.
-    """
-
-
-class StoreVersionError(StoreOpenError):
-    """The store was written by a newer ipyask: upgrade ipyask to open it."""
 
 
 def check_version(found: int, location: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._errors import UserQuestionError
+from ...errors import BlockingUnsupportedError
 from ._kernel import ipykernel_version
 
 __all__ = ["BlockingUnsupportedError", "main_shell_error", "unsupported_kernel"]
@@ -14,13 +14,6 @@ AS_TASK = (
     "start the agent as a task and let the cell end: `task = asyncio.ensure_future(agent())`; "
     "the panel answers it, and a later cell can `await task`."
 )
-
-
-class BlockingUnsupportedError(UserQuestionError):
-    """``BLOCKING_UNSUPPORTED``: this kernel cannot deliver the answer while the cell waits."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, "BLOCKING_UNSUPPORTED")
 
 
 def main_shell_error(form: str, probed_for: float | None) -> BlockingUnsupportedError:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from ..._errors import MESSAGES, AskCancelledError, UserQuestionError
+from ...errors import _INTERRUPTED, InterruptedAskError
 from ._blocking_unsupported import main_shell_error
 from ._ipykernel6_pump import SLICE as PUMP_SLICE
 from ._ipykernel6_pump import Pump
@@ -34,19 +35,8 @@ __all__ = [
 
 T = TypeVar("T")
 
-INTERRUPTED = "Interrupted: the question was cancelled and the agent was told (ASK_ABORTED)."
-"""What a cell shows when the person interrupts a waiting question."""
-
-
-class InterruptedAskError(UserQuestionError):
-    """``ASK_ABORTED`` after Ctrl-C or a kernel interrupt; the interrupt stays its ``__cause__``.
-
-    IPython shows it as one short line (its ``_render_traceback_`` hook), not a traceback through
-    ipyask's waiting code chained to the interrupt's.
-    """
-
-    def _render_traceback_(self) -> list[str]:
-        return [INTERRUPTED]
+INTERRUPTED = _INTERRUPTED
+"""What a cell shows when the person interrupts a waiting question (``InterruptedAskError``)."""
 
 
 PROBE_SECONDS = 5.0
