@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ._decisions import BadAnswerError, answer_errors
+from ._decisions import BadAnswerError, answer_problems
 from ._errors import UserQuestionError
+from ._field_problems import FieldProblem, ProblemLanguage, problem_texts
 from ._vocabulary import (
     ApprovalIntent,
     AskUserQuestionAnswer,
@@ -27,12 +28,21 @@ __all__ = ["BatchProblem", "batch_problem", "check_batch"]
 
 @dataclass(frozen=True)
 class BatchProblem:
-    """Why a batch cannot answer its questions; ``fields`` says, per field of question
+    """Why a batch cannot answer its questions; ``problems`` says, per field of question
     ``question_id`` (``""`` for its whole answer), what is wrong, for a card to show."""
 
     message: str
     question_id: str | None = None
-    fields: dict[str, str] = field(default_factory=dict)
+    problems: dict[str, FieldProblem] = field(default_factory=dict)
+
+    @property
+    def fields(self) -> dict[str, str]:
+        """What is wrong per field, in English."""
+        return problem_texts(self.problems)
+
+    def fields_in(self, language: ProblemLanguage) -> dict[str, str]:
+        """What is wrong per field, in ``language``."""
+        return problem_texts(self.problems, language)
 
     def error(self) -> UserQuestionError:
         """``BAD_ANSWER``: per field of the question at fault when there is one
@@ -89,10 +99,11 @@ def batch_problem(
         problem = _item_problem(question, item)
         if problem is not None:
             return BatchProblem(problem, question.id)
-        fields = answer_errors(question, item)
-        if fields:
+        problems = answer_problems(question, item)
+        if problems:
+            fields = problem_texts(problems)
             shown = "; ".join(f"{name}: {text}" if name else text for name, text in fields.items())
-            return BatchProblem(f"question {question.id}: {shown}", question.id, fields)
+            return BatchProblem(f"question {question.id}: {shown}", question.id, problems)
     return None
 
 

@@ -13,8 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ._form_schema import form_value_errors, parse_form_schema
-from ._json_schema import json_schema_errors
+from ._field_problems import FieldProblem, FieldProblemCode, problem_texts
+from ._form_schema import form_value_problems, parse_form_schema
+from ._json_schema import json_schema_problems
 from ._vocabulary import (
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
@@ -30,6 +31,7 @@ __all__ = [
     "FormResult",
     "ToolDecision",
     "answer_errors",
+    "answer_problems",
     "form_answer_item",
     "form_result",
     "tool_answer_item",
@@ -81,42 +83,58 @@ def _text(custom: str | None) -> str | None:
 
 
 class _NotAnObject(ValueError):
-    pass
+    def __init__(self, problem: FieldProblem) -> None:
+        super().__init__(problem.text())
+        self.problem = problem
 
 
-def _load_object(custom: str, what: str) -> dict[str, Any]:
+_NOT_AN_OBJECT: dict[str, tuple[FieldProblemCode, FieldProblemCode]] = {
+    "arguments": ("arguments-not-json", "arguments-not-object"),
+    "values": ("values-not-json", "values-not-object"),
+}
+
+
+def _load_object(custom: str, what: Literal["arguments", "values"]) -> dict[str, Any]:
     """The JSON object in ``custom``; raises :class:`_NotAnObject` saying what is wrong."""
+    not_json, not_object = _NOT_AN_OBJECT[what]
     try:
         value = json.loads(custom)
     except json.JSONDecodeError as error:
-        raise _NotAnObject(
-            f"{what} are not valid JSON ({error.msg} at line {error.lineno})"
-        ) from None
+        params = {"detail": error.msg, "line": str(error.lineno)}
+        raise _NotAnObject(FieldProblem(not_json, params)) from None
     if not isinstance(value, dict):
-        raise _NotAnObject(f"{what} must be a JSON object")
+        raise _NotAnObject(FieldProblem(not_object))
     return value
+
+
+Problems = dict[str, FieldProblem]
+"""What is wrong per field (``""`` for the whole answer)."""
+
+
+def _whole(code: FieldProblemCode, **params: str) -> Problems:
+    return {"": FieldProblem(code, params)}
 
 
 def _chosen(
     question: AskUserQuestionItem, item: AskUserQuestionAnswerItem, by_label: dict[str, str]
-) -> str | dict[str, str] | None:
+) -> str | Problems | None:
     """The role of the chosen label, ``None`` when none is chosen, or ``{"": problem}``."""
     if item.id != question.id:
-        return {"": f"the item answers {item.id!r}, not question {question.id!r}"}
+        return _whole("other-question", item=repr(item.id), question=repr(question.id))
     if len(item.selected) > 1:
-        return {"": "takes exactly one decision"}
+        return _whole("one-decision")
     if not item.selected:
         return None
     label = item.selected[0]
     if label not in by_label:
         offered = ", ".join(json.dumps(label) for label in by_label)
-        return {"": f"{json.dumps(label)} is not one of the offered choices ({offered})"}
+        return _whole("not-offered", label=json.dumps(label), offered=offered)
     return by_label[label]
 
 
 def _read_tool(
     question: AskUserQuestionItem, item: AskUserQuestionAnswerItem
-) -> ToolDecision | dict[str, str]:
+) -> ToolDecision | Problems:
     intent = question.intent
     if not isinstance(intent, ToolApprovalIntent):
         raise TypeError(f"question {question.id} is not a tool approval")
@@ -128,35 +146,35 @@ def _read_tool(
     kind = chosen
     if kind is None:  # free text alone, as a client without this intent sends it
         if text is None:
-            return {"": "a tool approval needs a decision; skipping is not one"}
+            return _whole("needs-decision")
         kind = next((k for k in ("respond", "reject") if k in labels), None)
         if kind is None:
-            return {"": "free text needs a Respond or Reject decision, which is not offered"}
+            return _whole("text-needs-decision")
     proposed = dict(intent.tool.arguments)
     if kind in ("approve", "always"):
         if item.custom is not None:
-            return {"": f"the {kind} decision takes no text"}
+            return _whole("takes-no-text", decision=kind)
         return ToolDecision(kind=kind, arguments=proposed)
     if kind == "edit":
         if item.custom is None:
-            return {"": "the edit decision needs the edited arguments as JSON text"}
+            return _whole("edit-needs-arguments")
         try:
-            arguments = _load_object(item.custom, "the edited arguments")
+            arguments = _load_object(item.custom, "arguments")
         except _NotAnObject as problem:
-            return {"": str(problem)}
-        errors = json_schema_errors(intent.tool.input_schema, arguments)
+            return {"": problem.problem}
+        errors = json_schema_problems(intent.tool.input_schema, arguments)
         if errors:
             return dict(errors)
         return ToolDecision(kind="edit", arguments=arguments)
     if kind == "respond" and text is None:
-        return {"": "the respond decision needs the text to return to the model"}
+        return _whole("respond-needs-text")
     assert kind in ("reject", "respond", "never", "stop")
     return ToolDecision(kind=kind, arguments=proposed, message=text)
 
 
 def _read_form(
     question: AskUserQuestionItem, item: AskUserQuestionAnswerItem
-) -> FormResult | dict[str, str]:
+) -> FormResult | Problems:
     intent = question.intent
     if not isinstance(intent, FormIntent):
         raise TypeError(f"question {question.id} is not a form")
@@ -171,18 +189,18 @@ def _read_form(
         elif "cancel" in labels:
             action = "cancel"  # a skipped form was dismissed without a decision
         else:
-            return {"": "a form needs an answer: submit it or decline it"}
+            return _whole("form-needs-answer")
     if action in ("decline", "cancel"):
         if item.custom is not None:
-            return {"": f"the {action} action takes no values"}
+            return _whole("takes-no-values", action=action)
         return FormResult(action=action)
     values: dict[str, Any] = {}
     if item.custom is not None:
         try:
-            values = _load_object(item.custom, "the form's values")
+            values = _load_object(item.custom, "values")
         except _NotAnObject as problem:
-            return {"": str(problem)}
-    errors = form_value_errors(parse_form_schema(intent.requested_schema), values)
+            return {"": problem.problem}
+    errors = form_value_problems(parse_form_schema(intent.requested_schema), values)
     if errors:
         return errors
     return FormResult(action="accept", values=values)
@@ -191,6 +209,11 @@ def _read_form(
 def answer_errors(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem) -> dict[str, str]:
     """What is wrong with ``item`` as the answer to a ``tool-approval`` or ``form`` question,
     per field (``""`` for the whole answer); empty when it fits, and for any other question."""
+    return problem_texts(answer_problems(question, item))
+
+
+def answer_problems(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem) -> Problems:
+    """:func:`answer_errors` as codes, for a text in another language."""
     if isinstance(question.intent, ToolApprovalIntent):
         read: object = _read_tool(question, item)
     elif isinstance(question.intent, FormIntent):
@@ -209,7 +232,7 @@ def tool_decision(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem
     """
     read = _read_tool(question, item)
     if isinstance(read, dict):
-        raise BadAnswerError(question.id, read)
+        raise BadAnswerError(question.id, problem_texts(read))
     return read
 
 
@@ -222,7 +245,7 @@ def form_result(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem) 
     """
     read = _read_form(question, item)
     if isinstance(read, dict):
-        raise BadAnswerError(question.id, read)
+        raise BadAnswerError(question.id, problem_texts(read))
     return read
 
 

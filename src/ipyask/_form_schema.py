@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ._field_problems import FieldProblem, FieldProblemCode, problem_texts
 from ._vocabulary import WireModel
 from .errors import FormSchemaError
 
@@ -38,6 +39,8 @@ __all__ = [
     "StringField",
     "check_format",
     "form_value_errors",
+    "form_value_problems",
+    "min_length_problem",
     "parse_form_schema",
 ]
 
@@ -365,26 +368,31 @@ def check_format(fmt: str, value: str) -> bool:
     return True
 
 
-_FORMAT_NAMES = {
-    "email": "an email address",
-    "uri": "a URL with a scheme (https://…)",
-    "date": "a date (YYYY-MM-DD)",
-    "date-time": "a date and time with a time zone (RFC 3339)",
+_FORMAT_PROBLEMS: dict[str, FieldProblemCode] = {
+    "email": "not-email",
+    "uri": "not-uri",
+    "date": "not-date",
+    "date-time": "not-date-time",
 }
 
 
 def form_value_errors(schema: FormSchema, values: object) -> dict[str, str]:
     """What is wrong with ``values``, per field name (``""`` for the whole); empty when valid."""
+    return problem_texts(form_value_problems(schema, values))
+
+
+def form_value_problems(schema: FormSchema, values: object) -> dict[str, FieldProblem]:
+    """:func:`form_value_errors` as codes, for a text in another language."""
     if not isinstance(values, Mapping):
-        return {"": "the form's values must be a JSON object"}
-    errors: dict[str, str] = {}
+        return {"": FieldProblem("values-not-object")}
+    errors: dict[str, FieldProblem] = {}
     for name in values:
         if schema.field(str(name)) is None:
-            errors[str(name)] = "is not a field of this form"
+            errors[str(name)] = FieldProblem("not-a-field")
     for field in schema.fields:
         if field.name not in values:
             if field.required:
-                errors[field.name] = "is required"
+                errors[field.name] = FieldProblem("required")
             continue
         problem = _field_problem(field, values[field.name])
         if problem is not None:
@@ -392,47 +400,54 @@ def form_value_errors(schema: FormSchema, values: object) -> dict[str, str]:
     return errors
 
 
-def _field_problem(field: FormField, value: object) -> str | None:
+def min_length_problem(count: int) -> FieldProblem:
+    """A text shorter than ``count`` characters (one character is not "characters")."""
+    if count == 1:
+        return FieldProblem("min-length-one")
+    return FieldProblem("min-length", {"count": str(count)})
+
+
+def _field_problem(field: FormField, value: object) -> FieldProblem | None:
     if isinstance(field, StringField):
         return _string_problem(field, value)
     if isinstance(field, NumberField):
         if not _is_number(value):
-            return "must be a number"
+            return FieldProblem("not-a-number")
         assert isinstance(value, (int, float))
         if field.kind == "integer" and not float(value).is_integer():
-            return "must be a whole number"
+            return FieldProblem("not-whole")
         if field.minimum is not None and value < field.minimum:
-            return f"must be at least {_plain(field.minimum)}"
+            return FieldProblem("minimum", {"bound": _plain(field.minimum)})
         if field.maximum is not None and value > field.maximum:
-            return f"must be at most {_plain(field.maximum)}"
+            return FieldProblem("maximum", {"bound": _plain(field.maximum)})
         return None
     if isinstance(field, BooleanField):
-        return None if isinstance(value, bool) else "must be true or false"
+        return None if isinstance(value, bool) else FieldProblem("not-true-or-false")
     offered = [option.value for option in field.options]
     if isinstance(field, SelectField):
-        return None if value in offered else "must be one of its options"
+        return None if value in offered else FieldProblem("not-its-option")
     if not isinstance(value, list) or not all(item in offered for item in value):
-        return "must be a list of its options"
+        return FieldProblem("not-its-options")
     if len(set(value)) != len(value):
-        return "has an option chosen twice"
+        return FieldProblem("option-twice")
     if field.min_items is not None and len(value) < field.min_items:
-        return f"needs at least {field.min_items} choices"
+        return FieldProblem("min-choices", {"count": str(field.min_items)})
     if field.max_items is not None and len(value) > field.max_items:
-        return f"takes at most {field.max_items} choices"
+        return FieldProblem("max-choices", {"count": str(field.max_items)})
     return None
 
 
-def _string_problem(field: StringField, value: object) -> str | None:
+def _string_problem(field: StringField, value: object) -> FieldProblem | None:
     if not isinstance(value, str):
-        return "must be text"
+        return FieldProblem("not-text")
     if field.min_length is not None and len(value) < field.min_length:
-        return f"needs at least {field.min_length} characters"
+        return min_length_problem(field.min_length)
     if field.max_length is not None and len(value) > field.max_length:
-        return f"takes at most {field.max_length} characters"
+        return FieldProblem("max-length", {"count": str(field.max_length)})
     if field.pattern is not None and re.search(field.pattern, value) is None:
-        return f"must match the pattern {field.pattern}"
+        return FieldProblem("pattern", {"pattern": field.pattern})
     if field.format is not None and not check_format(field.format, value):
-        return f"must be {_FORMAT_NAMES[field.format]}"
+        return FieldProblem(_FORMAT_PROBLEMS[field.format])
     return None
 
 

@@ -17,9 +17,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._form_schema import check_format
+from ._field_problems import FieldProblem, FieldProblemCode
+from ._form_schema import check_format, min_length_problem
 
-__all__ = ["json_schema_errors"]
+__all__ = ["json_schema_errors", "json_schema_problems"]
 
 _TYPES: dict[str, Callable[[object], bool]] = {
     "object": lambda v: isinstance(v, dict),
@@ -40,6 +41,11 @@ def json_schema_errors(schema: object, value: object) -> list[tuple[str, str]]:
 
     ``path`` is slash-separated from the root (``""``, ``"paths/0"``).
     """
+    return [(path, problem.text()) for path, problem in json_schema_problems(schema, value)]
+
+
+def json_schema_problems(schema: object, value: object) -> list[tuple[str, FieldProblem]]:
+    """:func:`json_schema_errors` as codes, for a text in another language."""
     return _Checker(schema).errors(schema, value, "")
 
 
@@ -68,11 +74,11 @@ class _Checker:
             node = node[key]
         return node
 
-    def errors(self, schema: object, value: object, path: str) -> list[tuple[str, str]]:
+    def errors(self, schema: object, value: object, path: str) -> list[tuple[str, FieldProblem]]:
         if schema is True or schema is None:
             return []
         if schema is False:
-            return [(path, "is not allowed")]
+            return [(path, FieldProblem("not-allowed"))]
         if not isinstance(schema, Mapping):
             return []
         if isinstance(schema.get("$ref"), str):
@@ -89,20 +95,20 @@ class _Checker:
             found += self._array_errors(schema, value, path)
         return found
 
-    def _scalar_problem(self, schema: Mapping[str, Any], value: object) -> str | None:
+    def _scalar_problem(self, schema: Mapping[str, Any], value: object) -> FieldProblem | None:
         kinds = schema.get("type")
         if isinstance(kinds, str):
             kinds = [kinds]
         if isinstance(kinds, list) and not any(
             kind in _TYPES and _TYPES[kind](value) for kind in kinds
         ):
-            return f"must be {' or '.join(map(str, kinds))}"
+            return FieldProblem("wrong-type", {"types": tuple(map(str, kinds))})
         options = schema.get("enum")
         if isinstance(options, list) and not any(_same(value, option) for option in options):
             shown = ", ".join(json.dumps(option) for option in options)
-            return f"must be one of {shown}"
+            return FieldProblem("not-an-option", {"options": shown})
         if "const" in schema and not _same(value, schema["const"]):
-            return f"must be {json.dumps(schema['const'])}"
+            return FieldProblem("not-the-constant", {"value": json.dumps(schema["const"])})
         if isinstance(value, str):
             return _string_problem(schema, value)
         if _TYPES["number"](value):
@@ -112,8 +118,8 @@ class _Checker:
 
     def _combinator_errors(
         self, schema: Mapping[str, Any], value: object, path: str
-    ) -> list[tuple[str, str]]:
-        found: list[tuple[str, str]] = []
+    ) -> list[tuple[str, FieldProblem]]:
+        found: list[tuple[str, FieldProblem]] = []
         for branch in schema.get("allOf") or []:
             found += self.errors(branch, value, path)
         branches = schema.get("anyOf")
@@ -122,48 +128,48 @@ class _Checker:
             and branches
             and all(self.errors(branch, value, path) for branch in branches)
         ):
-            found.append((path, "matches none of the allowed shapes"))
+            found.append((path, FieldProblem("matches-no-shape")))
         branches = schema.get("oneOf")
         if isinstance(branches, list) and branches:
             matching = sum(not self.errors(branch, value, path) for branch in branches)
             if matching != 1:
-                found.append((path, "must match exactly one of the allowed shapes"))
+                found.append((path, FieldProblem("matches-not-one-shape")))
         if "not" in schema and not self.errors(schema["not"], value, path):
-            found.append((path, "has a shape that is not allowed"))
+            found.append((path, FieldProblem("forbidden-shape")))
         return found
 
     def _object_errors(
         self, schema: Mapping[str, Any], value: dict[str, Any], path: str
-    ) -> list[tuple[str, str]]:
-        found: list[tuple[str, str]] = []
+    ) -> list[tuple[str, FieldProblem]]:
+        found: list[tuple[str, FieldProblem]] = []
         properties = schema.get("properties")
         properties = properties if isinstance(properties, Mapping) else {}
         for name in schema.get("required") or []:
             if name not in value:
-                found.append((_join(path, name), "is required"))
+                found.append((_join(path, name), FieldProblem("required")))
         extra = schema.get("additionalProperties", True)
         for name, item in value.items():
             if name in properties:
                 found += self.errors(properties[name], item, _join(path, name))
             elif extra is False:
-                found.append((_join(path, name), "is not an argument of this tool"))
+                found.append((_join(path, name), FieldProblem("not-an-argument")))
             else:
                 found += self.errors(extra, item, _join(path, name))
         return found
 
     def _array_errors(
         self, schema: Mapping[str, Any], value: list[Any], path: str
-    ) -> list[tuple[str, str]]:
-        found: list[tuple[str, str]] = []
+    ) -> list[tuple[str, FieldProblem]]:
+        found: list[tuple[str, FieldProblem]] = []
         low, high = schema.get("minItems"), schema.get("maxItems")
         if isinstance(low, int) and len(value) < low:
-            found.append((path, f"needs at least {low} items"))
+            found.append((path, FieldProblem("min-items", {"count": str(low)})))
         if isinstance(high, int) and len(value) > high:
-            found.append((path, f"takes at most {high} items"))
+            found.append((path, FieldProblem("max-items", {"count": str(high)})))
         if schema.get("uniqueItems") is True:
             texts = [json.dumps(item, sort_keys=True) for item in value]
             if len(set(texts)) != len(texts):
-                found.append((path, "has an item twice"))
+                found.append((path, FieldProblem("item-twice")))
         items = schema.get("items")
         if isinstance(items, (Mapping, bool)):
             for index, item in enumerate(value):
@@ -171,27 +177,27 @@ class _Checker:
         return found
 
 
-def _string_problem(schema: Mapping[str, Any], value: str) -> str | None:
+def _string_problem(schema: Mapping[str, Any], value: str) -> FieldProblem | None:
     low, high = schema.get("minLength"), schema.get("maxLength")
     if isinstance(low, int) and len(value) < low:
-        return f"needs at least {low} characters"
+        return min_length_problem(low)
     if isinstance(high, int) and len(value) > high:
-        return f"takes at most {high} characters"
+        return FieldProblem("max-length", {"count": str(high)})
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         try:
             if re.search(pattern, value) is None:
-                return f"must match the pattern {pattern}"
+                return FieldProblem("pattern", {"pattern": pattern})
         except re.error:
             pass  # a pattern Python cannot compile is not checked
     fmt = schema.get("format")
     if fmt in ("email", "uri", "date", "date-time") and not check_format(fmt, value):
-        return f"must be in {fmt} format"
+        return FieldProblem("schema-format", {"format": fmt})
     return None
 
 
-def _number_problem(schema: Mapping[str, Any], value: float) -> str | None:
-    for keyword, words in _BOUNDS:
+def _number_problem(schema: Mapping[str, Any], value: float) -> FieldProblem | None:
+    for keyword, code in _BOUNDS:
         bound = schema.get(keyword)
         if not _TYPES["number"](bound):
             continue
@@ -204,13 +210,13 @@ def _number_problem(schema: Mapping[str, Any], value: float) -> str | None:
             "exclusiveMaximum": not below,
         }[keyword]
         if broken:
-            return f"must be {words} {bound}"
+            return FieldProblem(code, {"bound": str(bound)})
     return None
 
 
-_BOUNDS = (
-    ("minimum", "at least"),
-    ("maximum", "at most"),
-    ("exclusiveMinimum", "more than"),
-    ("exclusiveMaximum", "less than"),
+_BOUNDS: tuple[tuple[str, FieldProblemCode], ...] = (
+    ("minimum", "minimum"),
+    ("maximum", "maximum"),
+    ("exclusiveMinimum", "exclusive-minimum"),
+    ("exclusiveMaximum", "exclusive-maximum"),
 )

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 import ipyask
 from ipyask import AskUserQuestionAnswer, UserQuestionError
+from ipyask._field_problems import FIELD_PROBLEMS, FieldProblem, FieldProblemCode
 from ipyask.bridge.panel._texts import (
     NOTICES,
     RECORD_WORDS,
@@ -176,3 +177,20 @@ def test_a_chinese_record_marks_a_no_and_a_missing_answer_in_chinese() -> None:
     )
     empty = AskUserQuestionAnswer.model_validate({"answers": []})
     assert record([deploy], "已回答", empty, language="zh") == "**已回答**：Deploy? → *未回答*"
+
+
+def test_every_field_problem_is_written_in_both_languages() -> None:
+    assert set(FIELD_PROBLEMS) == {"en", "zh"}
+    for language in ("en", "zh"):
+        assert sorted(FIELD_PROBLEMS[language]) == sorted(get_args(FieldProblemCode))
+        assert all(text.strip() for text in FIELD_PROBLEMS[language].values())
+    for code in get_args(FieldProblemCode):  # a translation names the same values
+        assert _placeholders(FIELD_PROBLEMS["zh"][code]) == _placeholders(
+            FIELD_PROBLEMS["en"][code]
+        )
+
+
+def test_a_field_problem_joins_its_words_in_each_language() -> None:
+    problem = FieldProblem("wrong-type", {"types": ("boolean", "null")})
+    assert problem.text() == "must be boolean or null"
+    assert problem.text("zh") == "必须是 boolean 或 null"

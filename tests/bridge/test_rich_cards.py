@@ -71,7 +71,7 @@ async def test_each_decision_settles_the_tool_card(
         (
             '{"path": "", "force": 1, "x": 2}',
             {
-                "path": "needs at least 1 characters",
+                "path": "needs at least 1 character",
                 "force": "must be boolean",
                 "x": "is not an argument of this tool",
             },
@@ -97,6 +97,8 @@ async def test_edited_arguments_outside_the_schema_get_field_errors_and_settle_n
     (error,) = view.errors
     assert (error["code"], error["key"], error["questionId"]) == ("BAD_ANSWER", key, "tool")
     assert error["fields"] == fields
+    assert set(error["fieldTexts"]["zh"]) == set(fields)
+    assert error["fieldTexts"]["zh"] != fields  # each written in Chinese
     assert panel.get_card(key).status == "pending"
     view.answer(key, ("tool", ["Edit"], '{"path": "build"}'))
     assert ipyask.tool_decision(item, (await task).answers[0]).arguments == {"path": "build"}
@@ -126,6 +128,8 @@ async def test_form_values_are_checked_per_field(svc, panel, view) -> None:
     await drain()
     (error,) = view.errors
     assert error["fields"] == {"email": "must be an email address", "seats": "must be at least 1"}
+    assert error["fieldTexts"]["en"] == error["fields"]
+    assert error["fieldTexts"]["zh"] == {"email": "必须是电子邮件地址", "seats": "不能小于 1"}
     assert error["message"] == (
         "question form: email: must be an email address; seats: must be at least 1"
     )

@@ -91,6 +91,8 @@ async def test_the_views_countdown_reaching_zero_gives_pending(svc, agent, panel
     card = panel.get_card(key)
     assert card.status == "expired"  # asked outside the tool: no session tracks the call
     assert card.notice == NOT_TRACKED
+    # Nobody answered: the card says what happened, not that an answer went undelivered.
+    assert card.notice == "The agent went on without an answer and cannot take a late one."
     assert "session" not in card.notice
     assert panel.records == [f"**Expired**: Which database? — {escape_markdown(NOT_TRACKED)}"]
 
@@ -195,6 +197,8 @@ async def test_a_continued_card_is_answered_as_a_late_reply(svc, agent, panel, v
     assert card.answer is not None and card.answer.answers[0].selected == ["Postgres"]
     # marked late, and no internal id (the call id) in what a person reads
     assert panel.records[-1] == "**Answered late**: Which database? → **Postgres**"
+    assert card.late is True  # the card says "Answered late" as the record does
+    assert next(c for c in panel.cards if c["key"] == key)["late"] is True
     view.answer(key, ("db", ["SQLite"]))
     assert view.errors[-1]["code"] == "NOT_PENDING"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import signal
 from collections.abc import AsyncIterator
 from typing import Any
@@ -334,6 +335,24 @@ async def test_a_late_answer_no_client_collected_is_kept_when_the_server_closes(
         call_id,
         unanswered,
     ]
+
+
+async def test_the_sdks_bookkeeping_lines_stay_out_of_a_notebooks_stderr(
+    service: ipyask.UserQuestions, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)  # as the SDK's own MCPServer sets the root logger
+    caplog.set_level(logging.DEBUG, logger="ipyask")
+    server = await serve(service=service)
+    async with client(server) as session:
+        await session.list_tools()
+    await server.aclose()
+    shown = [r for r in caplog.records if r.name.startswith("mcp") and r.levelno < logging.WARNING]
+    assert shown == []
+    moved = [r.getMessage() for r in caplog.records if r.name == "ipyask"]
+    assert "MCP server: StreamableHTTP session manager started" in moved
+    # The SDK's lines from anything else in the process are left as they are.
+    logging.getLogger("mcp.server.streamable_http_manager").info("another server")
+    assert caplog.records[-1].getMessage() == "another server"
 
 
 async def test_aclose_frees_the_port(service: ipyask.UserQuestions) -> None:

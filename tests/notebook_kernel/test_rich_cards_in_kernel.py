@@ -68,7 +68,7 @@ def test_edited_arguments_outside_the_schema_are_refused_per_field(fe: HeadlessF
     error = fe.wait_for_error(since=before)
     assert error["code"] == "BAD_ANSWER"
     assert error["fields"] == {
-        "path": "needs at least 1 characters",
+        "path": "needs at least 1 character",
         "mode": "is not an argument of this tool",
     }
     assert fe.card(key)["status"] == "pending"

@@ -52,6 +52,12 @@ def test_notebook_runs_end_to_end(path: Path) -> None:
             assert "form: accept {'name': 'Ada', 'email': 'ada@example.org', 'seats': 4}" in shown
             assert "plan: Approve" in shown and "plan changes" not in shown
             assert "<div>done</div>" in shown
+        if path.stem == "mcp":
+            # Each card shows first under the cell that asks (later panels fold it as history).
+            for question, (cell, _) in runner.asked_in.items():
+                assert runner.cells_showing(question)[0] == cell, question
+            # No red stderr box: the MCP SDK's log lines stay out of the cells.
+            assert {i: e.stderr for i, e in runner.executions.items() if e.stderr} == {}
     kinds = [event.kind for event in events]
     expected_cards = len(SCRIPTS[path.name])
     assert kinds.count("asked") == expected_cards

@@ -423,7 +423,7 @@ def test_free_text_alone_is_a_rejection_reason_when_respond_is_not_offered() -> 
             DECISIONS,
             item("t", ["Edit"], '{"path": "", "mode": "x", "lines": [1], "force": true}'),
             {
-                "path": "needs at least 1 characters",
+                "path": "needs at least 1 character",
                 "mode": 'must be one of "w", "a"',
                 "lines/0": "must be string",
                 "force": "is not an argument of this tool",

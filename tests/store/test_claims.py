@@ -136,7 +136,7 @@ CASES = {
     "tool-arguments-outside-the-schema": (
         [TOOL],
         batch(item("tool", ["Edit"], json.dumps({"path": ""}))),
-        {"path": "needs at least 1 characters"},
+        {"path": "needs at least 1 character"},
         batch(item("tool", ["Edit"], json.dumps({"path": "b.txt"}))),
     ),
     "form-values-outside-the-schema": (

@@ -241,6 +241,21 @@ def test_kernel_refusal_is_shown_beside_the_fields(wpage) -> None:
     expect(card.locator("[data-role=feedback]")).to_have_text("other")
 
 
+def test_the_kernels_field_errors_show_in_the_cards_language(wpage) -> None:
+    _mount(wpage, form_card(schema=SMALL_SCHEMA), language="zh")
+    card = wpage.card("form1")
+    card.get_by_role("textbox", name="Name").fill("Kim")
+    card.get_by_role("button", name="提交").click()
+    refusal = _refusal("book", {"name": "needs at least 4 characters"}, "name: …")
+    refusal["fieldTexts"] = {
+        "en": {"name": "needs at least 4 characters"},
+        "zh": {"name": "至少需要 4 个字符"},
+    }
+    wpage.emit(refusal)
+    name = card.get_by_role("textbox", name="Name")
+    expect(_error_of(card, name)).to_have_text("至少需要 4 个字符")
+
+
 def test_the_correct_the_fields_line_lasts_while_a_field_is_marked(wpage) -> None:
     _mount(wpage, form_card(schema=SMALL_SCHEMA))
     card = wpage.card("form1")

@@ -124,3 +124,15 @@ def test_the_late_answer_notices_say_who_reads_it_in_both_languages(wpage) -> No
     )
     expect(wpage.card("u1").locator(".ipyask-notice")).to_contain_text("提出问题的任务已结束")
     assert wpage.errors == []
+
+
+def test_a_card_answered_late_says_so_in_the_views_language(wpage) -> None:
+    answer = {"answers": [{"id": "q1", "selected": ["SQLite"]}]}
+    late = generic("l1", status="answered", answer=answer, late=True)
+    on_time = generic("o1", status="answered", answer=answer)
+    wpage.mount(QuestionWidget(cards=[late, on_time]))
+    expect(wpage.card("l1").locator("[data-role=wait]")).to_have_text("Answered late")
+    expect(wpage.card("o1").locator("[data-role=wait]")).to_have_text("Answered")
+    wpage.set_language("zh")
+    expect(wpage.card("l1").locator("[data-role=wait]")).to_have_text("已迟到回答")
+    assert wpage.errors == []

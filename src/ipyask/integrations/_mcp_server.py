@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hmac
 import json
+import logging
 import secrets
 import socket
 import uuid
@@ -141,6 +143,41 @@ async def _refuse(send: Send, status: int, reason: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+log = logging.getLogger("ipyask")
+
+_SDK_LOGGERS = ("mcp.server.streamable_http_manager", "mcp.server.streamable_http")
+"""The SDK's loggers that write INFO lines about its own session bookkeeping."""
+
+_serving: contextvars.ContextVar[bool] = contextvars.ContextVar("ipyask_mcp_serving", default=False)
+"""Set in the tasks of a server run by ``serve()`` (the tasks it starts inherit it)."""
+
+
+class _BookkeepingToDebug(logging.Filter):
+    """Moves the SDK's INFO lines ("StreamableHTTP session manager started") logged by a
+    ``serve()`` server to ipyask's logger at DEBUG.
+
+    The SDK's own ``MCPServer`` sets the root logger to INFO on stderr, which a notebook shows
+    in a red box under the cell; these lines are not the person's business. Warnings and errors,
+    and every line of other servers in the process, pass unchanged.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING or not _serving.get():
+            return True
+        log.debug("MCP server: %s", record.getMessage())
+        return False
+
+
+_BOOKKEEPING_TO_DEBUG = _BookkeepingToDebug()
+
+
+def _route_bookkeeping() -> None:
+    for name in _SDK_LOGGERS:
+        logger = logging.getLogger(name)
+        if _BOOKKEEPING_TO_DEBUG not in logger.filters:
+            logger.addFilter(_BOOKKEEPING_TO_DEBUG)
+
+
 class _KernelFriendlyServer(uvicorn.Server):
     """uvicorn without its signal handlers: Ctrl-C / a kernel interrupt stays the kernel's."""
 
@@ -232,6 +269,8 @@ class NotebookMCPServer:
             await asyncio.sleep(0.01)
 
     async def _serve(self) -> None:
+        _route_bookkeeping()
+        _serving.set(True)  # this task's own context: its lines, and its children's, only
         try:
             await self._uvicorn.serve(sockets=[self._socket])
         except SystemExit as stop:  # uvicorn's way of saying the app failed to start

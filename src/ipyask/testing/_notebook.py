@@ -106,6 +106,11 @@ class NotebookRunner:
         self._asked: set[str] = set()
         self._timing_out: set[str] = set()
         self.events: list[NotebookEvent] = []
+        self.asked_in: dict[str, tuple[str, str]] = {}
+        """Per question text of each card: the cell that ran when it came up, and its key."""
+        self.executions: dict[str, Any] = {}
+        """Each code cell's execution (its outputs: ``stdout``, ``stderr``, …), by index."""
+        self._cell = ""
         self._on_event = on_event
 
     def _emit(self, kind: str, text: str) -> None:
@@ -131,6 +136,7 @@ class NotebookRunner:
         for index, source, restart_after in sources:
             self._emit("cell", f"[{index}] {source.splitlines()[0][:70]}")
             execution = kernel.execute_nowait(source)
+            self._cell, self.executions[index] = index, execution
 
             def settled(execution: Any = execution) -> bool:
                 self._answer_cards()
@@ -146,6 +152,21 @@ class NotebookRunner:
                 self._handled.clear()  # the new kernel's panel shows its cards anew
                 self._emit("restart", "the kernel was restarted")
         return self.events
+
+    def cells_showing(self, question: str) -> list[str]:
+        """The cells (their indexes) whose output shows a widget holding the card of
+        ``question`` (a panel, or a cell's view of its questions)."""
+        _, key = self.asked_in[question]
+        panels = set(self.frontend.panels())
+        return [
+            index
+            for index, execution in self.executions.items()
+            if any(
+                key in {card["key"] for card in self.frontend.cards(model)}
+                for model in execution.displayed_models
+                if model in panels
+            )
+        ]
 
     def _answer_cards(self) -> None:
         for panel in self.frontend.panels():
@@ -170,6 +191,7 @@ class NotebookRunner:
         self._handled.add((key, status))
         if status == "pending" and key not in self._asked:  # not again on a restarted kernel
             self._asked.add(key)
+            self.asked_in.setdefault(question, (self._cell, key))
             self._emit("asked", question)
         if step is LEAVE_PENDING:
             self._emit("left pending", question)

@@ -203,6 +203,7 @@ def _outcome_problem(
     notice: str | None,
     notice_code: NoticeCode | None,
     notice_params: dict[str, str] | None,
+    late: bool | None,
 ) -> str | None:
     """What is wrong with a card's status, answer and notice together (``None``: nothing).
 
@@ -214,6 +215,8 @@ def _outcome_problem(
         return "a card with a notice code carries its notice text too"
     if notice_params is not None and notice_code is None:
         return "only a card with a notice code has notice params"
+    if late and status != "answered":
+        return "only an 'answered' card is answered late"
     return None
 
 
@@ -226,11 +229,12 @@ class CardSettlement(WireModel):
     notice: str | None = None
     notice_code: NoticeCode | None = None
     notice_params: dict[str, str] | None = None
+    late: Literal[True] | None = None
 
     @model_validator(mode="after")
     def _check_outcome(self) -> Self:
         problem = _outcome_problem(
-            self.status, self.answer, self.notice, self.notice_code, self.notice_params
+            self.status, self.answer, self.notice, self.notice_code, self.notice_params, self.late
         )
         if problem is not None:
             raise ValueError(problem)
@@ -271,6 +275,9 @@ class Card(WireModel):
     view waits for them instead of counting down. Only on ``timed`` cards."""
     source: CardSource | None = None
     """Set on the cards of a shared inbox: who asked (see :class:`CardSource`)."""
+    late: Literal[True] | None = None
+    """Answered after the agent went on without the answer (a continued card): the view says
+    "Answered late", as the transcript does. Only on ``answered`` cards."""
 
     @model_validator(mode="before")
     @classmethod
@@ -295,7 +302,7 @@ class Card(WireModel):
         if self.timeout_ms is not None and self.wait != "timed":
             raise ValueError("only a 'timed' card has a timeout")
         problem = _outcome_problem(
-            self.status, self.answer, self.notice, self.notice_code, self.notice_params
+            self.status, self.answer, self.notice, self.notice_code, self.notice_params, self.late
         )
         if problem is not None:
             raise ValueError(problem)

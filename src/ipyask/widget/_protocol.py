@@ -228,6 +228,9 @@ class ErrorMessage(_Message):
     fields: dict[str, str] | None = None
     """What is wrong per field of that question's answer (a form field, or a tool argument's
     slash path; ``""`` for the whole answer). Sent for tool-approval and form answers."""
+    field_texts: dict[Literal["en", "zh"], dict[str, str]] | None = None
+    """``fields`` written in each language: a view shows those of its own language (the
+    kernel cannot choose: a panel's language may be the page's, which only the page knows)."""
 
     @field_validator("message")
     @classmethod

@@ -7,7 +7,7 @@ import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import anywidget
 import traitlets
@@ -311,10 +311,11 @@ class QuestionWidget(anywidget.AnyWidget):
         notice: str | None = None,
         notice_code: NoticeCode | None = None,
         notice_params: Mapping[str, str] | None = None,
+        late: bool = False,
     ) -> WireCard:
         """Give the card with ``key`` its final ``status``, with its answer and notice (an old
-        notice goes); its other fields stay. Returns its new wire dict; :class:`KeyError` if
-        there is none.
+        notice goes); its other fields stay; ``late``: answered after the agent went on. Returns
+        its new wire dict; :class:`KeyError` if there is none.
 
         What changes is validated on its own (:class:`CardSettlement`), as no rule of a card ties
         it to the other fields: every settled question makes this change, so the card is changed
@@ -329,6 +330,7 @@ class QuestionWidget(anywidget.AnyWidget):
             and notice is None
             and notice_code is None
             and notice_params is None
+            and not late
         ):
             # How every answered question settles: the settlement's rules concern notices and
             # the other statuses, and the answer was validated as it was made.
@@ -341,6 +343,7 @@ class QuestionWidget(anywidget.AnyWidget):
                     "notice": notice,
                     "notice_code": notice_code,
                     "notice_params": notice_params,
+                    "late": True if late else None,
                 }
             ).wire_fields()
         with self._lock:
@@ -389,9 +392,11 @@ class QuestionWidget(anywidget.AnyWidget):
         view_id: str | None = None,
         question_id: str | None = None,
         fields: Mapping[str, str] | None = None,
+        field_texts: Mapping[Literal["en", "zh"], Mapping[str, str]] | None = None,
     ) -> None:
         """Tell the views (or one view) that something failed; the card re-arms its controls
-        and shows ``fields`` (per-field errors of question ``question_id``) beside the fields."""
+        and shows ``fields`` (per-field errors of question ``question_id``) beside the fields,
+        from ``field_texts`` in the view's language when given."""
         self.send_message(
             ErrorMessage(
                 code=code,
@@ -400,6 +405,11 @@ class QuestionWidget(anywidget.AnyWidget):
                 view_id=view_id,
                 question_id=question_id,
                 fields=dict(fields) if fields else None,
+                field_texts=(
+                    {language: dict(texts) for language, texts in field_texts.items()}
+                    if field_texts
+                    else None
+                ),
             )
         )
 

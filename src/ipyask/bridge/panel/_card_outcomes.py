@@ -46,7 +46,8 @@ class CardOutcomes:
         """
         try:
             fields = NO_NOTICE if notice is None else notice.card_fields()
-            wire = self._widget.settle_card(key, status, answer=answer, **fields)
+            is_late = late and status == "answered"
+            wire = self._widget.settle_card(key, status, answer=answer, late=is_late, **fields)
         except KeyError:
             return
         if questions is None:

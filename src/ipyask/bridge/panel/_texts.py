@@ -72,10 +72,7 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
             "Answer saved. The MCP client gets it when it calls ask_user_question again with "
             "callId {callId}; until then it waits here."
         ),
-        "late-reply-impossible": (
-            "The agent went on without an answer and cannot take a late one, so this answer "
-            "was not delivered."
-        ),
+        "late-reply-impossible": "The agent went on without an answer and cannot take a late one.",
         "no-longer-answerable": "This question can no longer be answered.",
         "asked-earlier": (
             "Asked before a restart: the process that asked ({process}) has ended. Your answer "
@@ -117,9 +114,7 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
             "回答已保存。MCP 客户端用 callId {callId} 再次调用 ask_user_question 时会收到它；"
             "在那之前它在这里等待。"
         ),
-        "late-reply-impossible": (
-            "智能体没等到回答就继续工作了，且无法接收迟到的回答，所以这个回答没有送达。"
-        ),
+        "late-reply-impossible": "智能体没等到回答就继续工作了，且无法接收迟到的回答。",
         "no-longer-answerable": "这个问题已无法回答。",
         "asked-earlier": (
             "重启之前提出的问题：提出它的进程（{process}）已结束。你的回答会被保存，"

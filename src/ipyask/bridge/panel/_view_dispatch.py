@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping
 
 from ..._errors import HarnessError, UserQuestionError
+from ..._field_problems import FieldProblem, ProblemLanguage, problem_texts
 from ...widget import (
     AnswerMessage,
     CancelMessage,
@@ -37,6 +38,8 @@ CANCELLED_BY_PERSON = "The person cancelled this question instead of answering i
 
 log = logging.getLogger("ipyask")
 
+_LANGUAGES: tuple[ProblemLanguage, ...] = ("en", "zh")
+
 
 class Refused(Exception):
     """A view message that changes nothing; its code and message go back to the view, with
@@ -47,17 +50,17 @@ class Refused(Exception):
         code: ViewErrorCode,
         message: str,
         question_id: str | None = None,
-        fields: Mapping[str, str] | None = None,
+        problems: Mapping[str, FieldProblem] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.question_id = question_id
-        self.fields = dict(fields) if fields else None
+        self.problems = dict(problems) if problems else None
 
     @classmethod
     def bad_answer(cls, problem: BatchProblem) -> Refused:
         """``BAD_ANSWER`` for a batch that does not fit its card."""
-        return cls("BAD_ANSWER", problem.message, problem.question_id, problem.fields)
+        return cls("BAD_ANSWER", problem.message, problem.question_id, problem.problems)
 
 
 class ViewMessageDispatcher:
@@ -94,7 +97,7 @@ class ViewMessageDispatcher:
                 key,
                 message.view_id,
                 question_id=refusal.question_id,
-                fields=refusal.fields,
+                problems=refusal.problems,
             )
         except HarnessError as error:
             self._reply(view_error_code(error.code), error.message, key, message.view_id)
@@ -110,11 +113,21 @@ class ViewMessageDispatcher:
         view_id: str,
         *,
         question_id: str | None = None,
-        fields: dict[str, str] | None = None,
+        problems: dict[str, FieldProblem] | None = None,
     ) -> None:
+        # Field problems go out in every language: a view shows those of its own.
+        texts: dict[ProblemLanguage, dict[str, str]] | None = None
+        if problems:
+            texts = {language: problem_texts(problems, language) for language in _LANGUAGES}
         try:
             self._widget.send_error(
-                code, text, key=key, view_id=view_id, question_id=question_id, fields=fields
+                code,
+                text,
+                key=key,
+                view_id=view_id,
+                question_id=question_id,
+                fields=texts["en"] if texts else None,
+                field_texts=texts,
             )
         except Exception:
             log.exception("ipyask: could not send an error to the view")

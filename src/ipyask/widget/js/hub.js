@@ -208,9 +208,9 @@ export class Hub {
     } else if (message.kind === "error") {
       const { code, key, viewId } = message;
       if (typeof code !== "string" || typeof message.message !== "string") return;
-      const refusal = refusalOf(message);
       for (const view of this.views) {
         if (typeof viewId === "string" && viewId !== view.id) continue;
+        const refusal = refusalOf(message, view.lang);
         view.onError(typeof key === "string" ? key : null, errorText(code, message.message, view.lang), refusal, code);
       }
     }
@@ -218,15 +218,28 @@ export class Hub {
 }
 
 /**
- * The per-field part of a refused tool-approval or form answer, when the error carries one.
+ * The per-field part of a refused tool-approval or form answer, when the error carries one, in
+ * `lang` when the kernel wrote it in that language (else as `fields` has it).
  * @param {Record<string, unknown>} message
+ * @param {"en" | "zh"} lang
  * @returns {Refusal | null}
  */
-function refusalOf(message) {
-  const { questionId, fields } = message;
-  if (typeof questionId !== "string" || !fields || typeof fields !== "object" || Array.isArray(fields)) return null;
-  const entries = Object.entries(fields).filter(([, text]) => typeof text === "string");
-  return { questionId, fields: Object.fromEntries(entries) };
+function refusalOf(message, lang) {
+  const { questionId, fieldTexts } = message;
+  const written = isRecord(fieldTexts) && isRecord(fieldTexts[lang]) ? fieldTexts[lang] : message.fields;
+  if (typeof questionId !== "string" || !isRecord(written)) return null;
+  /** @type {Record<string, string>} */
+  const fields = {};
+  for (const [name, text] of Object.entries(written)) if (typeof text === "string") fields[name] = text;
+  return { questionId, fields };
+}
+
+/**
+ * @param {unknown} value
+ * @returns {value is Record<string, unknown>}
+ */
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** @type {WeakMap<Model, Hub>} */

@@ -41,7 +41,7 @@
  * @typedef {{key: string, callId?: string, wait: "none" | "indefinite" | "timed",
  *   questions: Question[], status: "pending" | "continued" | "answered" | "cancelled" | "expired",
  *   answer?: Answer, frame?: {remainingMs: number, seq: number}, timeoutMs?: number, notice?: string,
- *   noticeCode?: string, noticeParams?: Record<string, string>, held?: boolean,
+ *   noticeCode?: string, noticeParams?: Record<string, string>, held?: boolean, late?: boolean,
  *   view: {presentation: Presentation, detailHtml: (string | null)[]}}} Card
  * @typedef {{selected: string[], custom: string, skipped: boolean}} Draft
  * @typedef {{seq: number, deadline: number}} Anchor

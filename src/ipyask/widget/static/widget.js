@@ -61,6 +61,7 @@ var STRINGS = {
     waiting: "Waiting until you answer",
     continued: "Work continued — you can still answer",
     answered: "Answered",
+    answeredLate: "Answered late",
     cancelled: "Cancelled",
     expired: "Expired",
     takeTime: "Take time",
@@ -179,6 +180,7 @@ var STRINGS = {
     waiting: "会一直等你回答",
     continued: "已继续工作，仍可回答",
     answered: "已回答",
+    answeredLate: "已迟到回答",
     cancelled: "已取消",
     expired: "已失效",
     takeTime: "慢慢回答",
@@ -322,7 +324,7 @@ var NOTICES = {
     "reply-unread": "Answer sent to the agent's inbox, but the task that asked has ended: nobody reads it unless the agent's code reads its inbox again (agent.session.next_step).",
     "reply-kept": "Answer saved. The agent that asked has finished, so it will not read this answer; it is kept in the session log, where the projection and the transcript show it.",
     "reply-awaits-reask": "Answer saved. The MCP client gets it when it calls ask_user_question again with callId {callId}; until then it waits here.",
-    "late-reply-impossible": "The agent went on without an answer and cannot take a late one, so this answer was not delivered.",
+    "late-reply-impossible": "The agent went on without an answer and cannot take a late one.",
     "no-longer-answerable": "This question can no longer be answered.",
     "asked-earlier": "Asked before a restart: the process that asked ({process}) has ended. Your answer is kept; the agent gets it when it asks this question again.",
     "settled-elsewhere": "Settled in another view or process.",
@@ -343,7 +345,7 @@ var NOTICES = {
     "reply-unread": "回答已放入智能体的收件箱，但提出问题的任务已结束：除非智能体的代码再次读取收件箱（agent.session.next_step），否则没有人会读到它。",
     "reply-kept": "回答已保存。提出问题的智能体已结束，不会读到这个回答；它保存在会话记录中，投影和记录里都能看到。",
     "reply-awaits-reask": "回答已保存。MCP 客户端用 callId {callId} 再次调用 ask_user_question 时会收到它；在那之前它在这里等待。",
-    "late-reply-impossible": "智能体没等到回答就继续工作了，且无法接收迟到的回答，所以这个回答没有送达。",
+    "late-reply-impossible": "智能体没等到回答就继续工作了，且无法接收迟到的回答。",
     "no-longer-answerable": "这个问题已无法回答。",
     "asked-earlier": "重启之前提出的问题：提出它的进程（{process}）已结束。你的回答会被保存，智能体再次提出这个问题时会收到它。",
     "settled-elsewhere": "已在另一个视图或进程中处理。",
@@ -563,19 +565,24 @@ var Hub = class {
     } else if (message.kind === "error") {
       const { code, key: key3, viewId } = message;
       if (typeof code !== "string" || typeof message.message !== "string") return;
-      const refusal = refusalOf(message);
       for (const view of this.views) {
         if (typeof viewId === "string" && viewId !== view.id) continue;
+        const refusal = refusalOf(message, view.lang);
         view.onError(typeof key3 === "string" ? key3 : null, errorText(code, message.message, view.lang), refusal, code);
       }
     }
   }
 };
-function refusalOf(message) {
-  const { questionId, fields } = message;
-  if (typeof questionId !== "string" || !fields || typeof fields !== "object" || Array.isArray(fields)) return null;
-  const entries = Object.entries(fields).filter(([, text2]) => typeof text2 === "string");
-  return { questionId, fields: Object.fromEntries(entries) };
+function refusalOf(message, lang) {
+  const { questionId, fieldTexts } = message;
+  const written = isRecord(fieldTexts) && isRecord(fieldTexts[lang]) ? fieldTexts[lang] : message.fields;
+  if (typeof questionId !== "string" || !isRecord(written)) return null;
+  const fields = {};
+  for (const [name, text2] of Object.entries(written)) if (typeof text2 === "string") fields[name] = text2;
+  return { questionId, fields };
+}
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 var hubs = /* @__PURE__ */ new WeakMap();
 function hubOf(model) {
@@ -2394,7 +2401,9 @@ var Countdown = class {
     const t = this.controller.t;
     const status = this.controller.card.status;
     if (this.controller.dead) return t.noLongerLive;
-    if (status !== "pending") return t[this.controller.tone];
+    const tone = this.controller.tone;
+    if (tone === "answered" && this.controller.card.late) return t.answeredLate;
+    if (status !== "pending") return t[tone];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";
     if (this.held) return t.waiting;

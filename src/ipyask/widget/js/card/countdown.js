@@ -89,7 +89,9 @@ export class Countdown {
     const t = this.controller.t;
     const status = this.controller.card.status;
     if (this.controller.dead) return t.noLongerLive;
-    if (status !== "pending") return t[this.controller.tone];
+    const tone = this.controller.tone;
+    if (tone === "answered" && this.controller.card.late) return t.answeredLate; // as the transcript says
+    if (status !== "pending") return t[tone];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";
     if (this.held) return t.waiting;
