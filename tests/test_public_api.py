@@ -23,6 +23,7 @@ TOP_LEVEL = {
     # and answer vocabulary, errors. Host plumbing lives in ipyask.host.
     "Agent",
     "Answerer",
+    "AppliedRule",
     "ApprovalDisplay",
     "ApprovalIntent",
     "ApprovalSubject",
@@ -44,6 +45,10 @@ TOP_LEVEL = {
     "PendingAnswer",
     "PlanReviewIntent",
     "QuestionPanel",
+    "Rule",
+    "RuleDecision",
+    "Rules",
+    "RulesError",
     "ToolApprovalIntent",
     "ToolCall",
     "ToolDecision",

@@ -12,6 +12,7 @@ from ._connection import Connection, connect
 from ._decisions import BadAnswerError, FormResult, ToolDecision, form_result, tool_decision
 from ._errors import AskCancelledError, ErrorCode, UserQuestionError
 from ._followups import after_answer
+from ._rules import AppliedRule, Rule, RuleDecision, Rules, RulesError
 from ._service import UserQuestions
 from ._tool import AskUserQuestionTool
 from ._version import __version__
@@ -95,6 +96,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Agent",
     "Answerer",
+    "AppliedRule",
     "ApprovalDisplay",
     "ApprovalIntent",
     "ApprovalSubject",
@@ -116,6 +118,10 @@ __all__ = [
     "PendingAnswer",
     "PlanReviewIntent",
     "QuestionPanel",
+    "Rule",
+    "RuleDecision",
+    "Rules",
+    "RulesError",
     "ToolApprovalIntent",
     "ToolCall",
     "ToolDecision",

@@ -35,6 +35,7 @@ from .._agents import Agent
 from .._decisions import DecisionKind, FormResult, ToolDecision, form_result, tool_decision
 from .._errors import UserQuestionError
 from .._rich_questions import form_question, tool_approval_question
+from .._rules import Rules
 from .._service import MAX_TIMEOUT_MS, UserQuestions
 from .._vocabulary import (
     AskUserQuestionAnswer,
@@ -81,10 +82,19 @@ _marimo_shows = 0
 
 
 def default_service() -> UserQuestions:
-    """The service behind :func:`ask` and :func:`approve` (created on first use)."""
+    """The service behind :func:`ask` and :func:`approve` (created on first use).
+
+    It answers tool approvals by the approval rules in ``$IPYASK_RULES`` or
+    ``.ipyask/rules.toml`` first (:class:`~ipyask.Rules`), read when it is created; a rules
+    file that cannot be read raises :class:`~ipyask.RulesError` here (no service without them).
+    """
     global _service
     if _service is None or _service.closed:
-        _service = UserQuestions()
+        rules = Rules.load()
+        service = UserQuestions()
+        if rules.rules:
+            rules.register(service)
+        _service = service
     return _service
 
 
