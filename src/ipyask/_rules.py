@@ -204,11 +204,14 @@ class RuleDecision:
 
 @dataclass(frozen=True)
 class AppliedRule:
-    """A tool call the rules answered without asking the person."""
+    """A tool call the rules answered without asking the person: the question and the answer
+    item given for it."""
 
     tool_name: str
     arguments: dict[str, Any]
     decision: RuleDecision
+    question: AskUserQuestionItem = field(repr=False, compare=False)
+    item: AskUserQuestionAnswerItem = field(repr=False, compare=False)
 
     def __str__(self) -> str:
         verb = "allowed" if self.decision.kind == "allow" else "denied"
@@ -303,6 +306,7 @@ class Rules:
     def __init__(self, rules: Iterable[Rule] = ()) -> None:
         self.rules: tuple[Rule, ...] = tuple(rules)
         self._decisions: deque[AppliedRule] = deque(maxlen=MAX_DECISIONS)
+        self._listeners: list[Callable[[AppliedRule], object]] = []
 
     @classmethod
     def parse(cls, text: str, source: str = "<string>") -> Rules:
@@ -342,6 +346,17 @@ class Rules:
         :data:`MAX_DECISIONS`)."""
         return list(self._decisions)
 
+    def on_decision(self, listener: Callable[[AppliedRule], object]) -> Callable[[], None]:
+        """Call ``listener`` with each call the rules answer from now on (after it is logged);
+        returns the function that stops it. A listener's error is logged, never the asker's."""
+        self._listeners.append(listener)
+
+        def dispose() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return dispose
+
     def decide(self, tool_name: str, arguments: Mapping[str, Any]) -> RuleDecision | None:
         """What the rules say about calling ``tool_name`` with ``arguments``: the first
         matching deny, else the first ask, else the first allow; ``None`` when none matches."""
@@ -364,7 +379,8 @@ class Rules:
         question no rule decides, an ``ask`` rule, a card that does not offer the decision."""
         return service.on_request(self._answerer, agent=agent, prepend=True)
 
-    def _answer_item(self, question: AskUserQuestionItem) -> AppliedRule | None:
+    def _applied(self, question: AskUserQuestionItem) -> AppliedRule | None:
+        """The rules' answer to ``question``; ``None`` when the person is to decide."""
         intent = question.intent
         if not isinstance(intent, ToolApprovalIntent):
             return None
@@ -374,25 +390,30 @@ class Rules:
         needed = "approve" if decision.kind == "allow" else "reject"
         if needed not in intent.decision_labels():
             return None  # the person decides: a card without reject is never allowed instead
-        return AppliedRule(intent.tool.name, dict(intent.tool.arguments), decision)
+        if decision.kind == "allow":
+            item = tool_answer_item(question, "approve")
+        else:
+            rule = decision.rule
+            reason = f"Denied by rule {rule.text} ({rule.where})"
+            item = tool_answer_item(question, "reject", message=reason)
+        tool = intent.tool
+        return AppliedRule(tool.name, dict(tool.arguments), decision, question, item)
 
     def _answerer(
         self, request: AskUserQuestionRequest, next: Next
     ) -> AskUserQuestionAnswer | Awaitable[AskUserQuestionAnswer]:
-        applied = [self._answer_item(question) for question in request.questions]
-        if not all(applied):
+        applied = [self._applied(question) for question in request.questions]
+        decided = [done for done in applied if done is not None]
+        if len(decided) < len(applied):
             # The waterfall's own next calls the next answerer now: a panel shows its card in
             # this turn of the loop, as when no rules come first.
             return next.call_next() if isinstance(next, _Chain) else next()
-        items: list[AskUserQuestionAnswerItem] = []
-        for question, done in zip(request.questions, applied, strict=True):
-            assert done is not None
-            rule = done.decision.rule
-            if done.decision.kind == "allow":
-                items.append(tool_answer_item(question, "approve"))
-            else:
-                reason = f"Denied by rule {rule.text} ({rule.where})"
-                items.append(tool_answer_item(question, "reject", message=reason))
+        for done in decided:
             self._decisions.append(done)
             logger.info("%s", done)
-        return AskUserQuestionAnswer(answers=items)
+            for listener in list(self._listeners):
+                try:
+                    listener(done)
+                except Exception:  # a record that fails to show must not fail the answer
+                    logger.exception("a listener of the approval rules failed")
+        return AskUserQuestionAnswer(answers=[done.item for done in decided])

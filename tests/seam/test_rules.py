@@ -400,3 +400,41 @@ def test_a_malformed_default_file_stops_the_default_service(fresh_default: Path)
         ipyask.default_service()
     with pytest.raises(ipyask.RulesError):  # still: never a service without its rules
         ipyask.approve_tool_blocking("read_file", {"path": "a"})
+
+
+def test_the_default_panels_transcript_records_what_the_rules_answered(
+    fresh_default: Path,
+) -> None:
+    fresh_default.write_text(
+        "allow = ['write_file(path=\"notes/**\")']\ndeny = ['shell']\n", encoding="utf-8"
+    )
+    panel = ipyask.default_panel()
+    ipyask.approve_tool_blocking("write_file", {"path": "notes/a.md"})
+    ipyask.approve_tool_blocking("shell", {"command": "ls"})
+    where = str(Path(".ipyask") / "rules.toml").replace(".", r"\.")
+    assert panel.records == [
+        rf'**Allowed by rule**: Run write\_file? → **Approve** — write\_file\(path="notes/\*\*"\)'
+        rf" \({where}:1\)",
+        rf"**Denied by rule**: Run shell? → **Reject**, “Denied by rule shell \({where}:2\)”"
+        " (rejected)",
+    ]
+    panel.language = "zh"
+    ipyask.approve_tool_blocking("shell", {"command": "ls"})
+    assert panel.records[-1].startswith("**已按规则拒绝**：Run shell? → **Reject**")
+
+
+async def test_a_failing_listener_does_not_fail_the_answer(
+    svc: ipyask.UserQuestions, caplog: pytest.LogCaptureFixture
+) -> None:
+    loaded = rules(allow=["read_file"])
+    loaded.register(svc)
+    seen: list[str] = []
+    loaded.on_decision(lambda applied: 1 / 0)
+    stop = loaded.on_decision(lambda applied: seen.append(applied.tool_name))
+    answer = await svc.ask(tool_request(("read_file", {})))
+    assert answer.answers[0].selected == ["Approve"]
+    assert seen == ["read_file"]
+    assert "a listener of the approval rules failed" in caplog.text
+    stop()
+    await svc.ask(tool_request(("read_file", {})))
+    assert seen == ["read_file"]
