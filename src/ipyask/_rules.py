@@ -13,7 +13,9 @@ Globs: ``*`` is any run of characters except ``/``, ``**`` anything including ``
 character except ``/``; everything else stands for itself and a pattern matches the whole value.
 A pattern is a double-quoted string (JSON escapes). A string argument is matched as it is; any
 other value as its compact JSON text with sorted keys (``false``, ``3``, ``["a","b"]``). A call
-without a named argument does not match the rule.
+without a named argument does not match the rule. An allow rule does not match a value with a
+``..`` path segment unless its pattern has one: ``notes/**`` does not allow ``notes/../secrets``
+(deny and ask rules match it as text).
 
 Deny wins over ask and ask over allow: an ``ask`` rule sends a call to the person even when an
 allow rule matches it. A call no rule matches goes on down the waterfall as if there were no
@@ -111,6 +113,14 @@ def _glob(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
+_PARENT_SEGMENT = re.compile(r"(?:^|[/\\\s])\.\.(?:[/\\\s]|$)")
+
+
+def _climbs(text: str) -> bool:
+    """Whether ``text`` has a ``..`` path segment."""
+    return _PARENT_SEGMENT.search(text) is not None
+
+
 def _argument_text(value: object) -> str:
     if isinstance(value, str):
         return value
@@ -126,7 +136,8 @@ class Rule:
     source: str
     line: int | None
     _name: re.Pattern[str] = field(repr=False, compare=False)
-    _arguments: tuple[tuple[str, re.Pattern[str]], ...] = field(repr=False, compare=False)
+    _arguments: tuple[tuple[str, str, re.Pattern[str]], ...] = field(repr=False, compare=False)
+    """Each argument's name, glob and the glob's regular expression."""
 
     @property
     def where(self) -> str:
@@ -137,11 +148,14 @@ class Rule:
         """Whether a call of ``tool_name`` with ``arguments`` is one this rule is about."""
         if self._name.fullmatch(tool_name) is None:
             return False
-        for key, pattern in self._arguments:
+        for key, glob, pattern in self._arguments:
             if key not in arguments:
                 return False
-            if pattern.fullmatch(_argument_text(arguments[key])) is None:
+            text = _argument_text(arguments[key])
+            if pattern.fullmatch(text) is None:
                 return False
+            if self.kind == "allow" and _climbs(text) and not _climbs(glob):
+                return False  # notes/** must not allow notes/../secrets
         return True
 
     def __str__(self) -> str:
@@ -164,7 +178,7 @@ def parse_rule(
             "a rule starts with a tool name or a glob of one (letters, digits, _ . : - * ?)"
         )
     rest = stripped[name.end() :]
-    arguments: dict[str, re.Pattern[str]] = {}
+    arguments: dict[str, tuple[str, re.Pattern[str]]] = {}
     if rest:
         if not rest.startswith("("):
             raise error(f"unexpected {rest[0]!r} after the tool name; arguments go in (...)")
@@ -182,7 +196,8 @@ def parse_rule(
                 )
             if key.group(1) in arguments:
                 raise error(f"argument {key.group(1)} is named twice")
-            arguments[key.group(1)] = _glob(json.loads(value.group()))
+            glob = json.loads(value.group())
+            arguments[key.group(1)] = (glob, _glob(glob))
             separator = _SEPARATOR.match(rest, value.end())
             if separator is None:
                 raise error(f"expected , or ) after the pattern of argument {key.group(1)}")
@@ -191,7 +206,8 @@ def parse_rule(
                 break
         if rest[position:].strip():
             raise error(f"unexpected {rest[position:].strip()!r} after the closing )")
-    return Rule(kind, stripped, source, line, _glob(name.group()), tuple(arguments.items()))
+    patterns = tuple((key, glob, compiled) for key, (glob, compiled) in arguments.items())
+    return Rule(kind, stripped, source, line, _glob(name.group()), patterns)
 
 
 @dataclass(frozen=True)
