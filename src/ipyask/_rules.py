@@ -261,10 +261,10 @@ def _decoded(token: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _string_lines(lines: list[str], start: int, strings: list[str]) -> list[int | None]:
-    """The line of each of ``strings``, found in order from line ``start`` on (``None`` when a
-    string is written in a way this does not follow, such as a multi-line string)."""
-    found: list[int | None] = []
+def _string_lines(lines: list[str], start: int, strings: list[str]) -> list[int]:
+    """The line of each of ``strings``, found in order from line ``start`` (its key's) on;
+    ``start`` for a string written in a way this does not follow (a multi-line string)."""
+    found: list[int] = []
     number, column = start, 0
     for wanted in strings:
         here: int | None = None

@@ -15,6 +15,7 @@ import pytest
 
 import ipyask
 from ipyask import _rules as rules_module
+from ipyask.host import QuestionAnsweredEvent, TurnStartEvent
 from ipyask.testing import Approve, ScriptedAnswerer
 
 
@@ -348,6 +349,18 @@ async def test_rules_scoped_to_an_agent_decide_only_its_requests(
     with pytest.raises(ipyask.UserQuestionError) as raised:
         await svc.ask({**tool_request(("read_file", {})), "agent": agent})
     assert raised.value.code == "NO_PROVIDER"
+
+
+async def test_a_durable_ask_the_rules_answer_is_recorded_in_the_session(
+    svc: ipyask.UserQuestions, agent: ipyask.Agent
+) -> None:
+    agent.session.append(TurnStartEvent(turn=1))
+    rules(deny=["shell"]).register(svc)
+    request = {**tool_request(("shell", {"command": "ls"})), "agent": agent, "callId": "call-1"}
+    answer = await svc.ask(request)
+    (answered,) = [e for e in agent.session.events if isinstance(e, QuestionAnsweredEvent)]
+    assert answered.answer == answer.to_wire()
+    assert answer.answers[0].custom == "Denied by rule shell (rules.toml:1)"
 
 
 async def test_the_decisions_kept_are_the_latest(
