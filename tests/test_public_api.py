@@ -65,6 +65,7 @@ TOP_LEVEL = {
     "ask_blocking",
     "connect",
     "default_panel",
+    "default_rules",
     "default_service",
     "form",
     "form_blocking",

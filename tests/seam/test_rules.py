@@ -398,13 +398,15 @@ def test_the_default_service_registers_the_default_rules(fresh_default: Path) ->
     allowed = ipyask.approve_tool_blocking("write_file", {"path": "notes/a.md"})
     assert allowed == ipyask.ToolDecision(kind="approve", arguments={"path": "notes/a.md"})
     denied = ipyask.approve_tool_blocking("shell", {"command": "ls"})
-    assert (denied.kind, denied.message) == (
-        "reject",
-        f"Denied by rule shell ({Path('.ipyask') / 'rules.toml'}:2)",
-    )
+    where = Path(".ipyask") / "rules.toml"
+    assert (denied.kind, denied.message) == ("reject", f"Denied by rule shell ({where}:2)")
     with pytest.raises(ipyask.UserQuestionError) as raised:  # no rule: the person (none here)
         ipyask.approve_tool_blocking("write_file", {"path": "a.md"})
     assert raised.value.code == "NO_PROVIDER"
+    assert [str(applied) for applied in ipyask.default_rules().decisions] == [
+        f'allowed write_file by rule write_file(path="notes/**") ({where}:1)',
+        f"denied shell by rule shell ({where}:2)",
+    ]
 
 
 async def test_approve_tool_is_answered_by_rules_registered_on_the_default_service(
@@ -413,6 +415,13 @@ async def test_approve_tool_is_answered_by_rules_registered_on_the_default_servi
     rules(allow=["read_file"]).register(ipyask.default_service())
     decision = await ipyask.approve_tool("read_file", {"path": "a"})
     assert decision.kind == "approve"
+
+
+def test_without_a_rules_file_the_default_rules_are_empty(fresh_default: Path) -> None:
+    assert ipyask.default_rules().rules == ()
+    with pytest.raises(ipyask.UserQuestionError) as raised:
+        ipyask.approve_tool_blocking("read_file", {"path": "a"})
+    assert raised.value.code == "NO_PROVIDER"
 
 
 def test_the_default_service_loads_the_rules_named_by_the_environment(

@@ -65,6 +65,7 @@ __all__ = [
     "ask_batch",
     "ask_blocking",
     "default_panel",
+    "default_rules",
     "default_service",
     "form",
     "form_blocking",
@@ -99,6 +100,14 @@ def default_service() -> UserQuestions:
             rules.register(service)
         _service, _rules = service, rules
     return _service
+
+
+def default_rules() -> Rules:
+    """The approval rules of the default service (empty when it has none): what they answered
+    is in their :attr:`~ipyask.Rules.decisions`."""
+    default_service()
+    assert _rules is not None  # set with the service
+    return _rules
 
 
 def default_panel() -> QuestionPanel:
