@@ -11,6 +11,7 @@ from ._agents import Agent
 from ._connection import Connection, connect
 from ._decisions import FormResult, ToolDecision, form_result, tool_decision
 from ._followups import after_answer
+from ._rules import AppliedRule, Rule, RuleDecision, Rules, RulesError
 from ._service import UserQuestions
 from ._tool import AskUserQuestionTool
 from ._version import __version__
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
         ask_batch,
         ask_blocking,
         default_panel,
+        default_rules,
         default_service,
         diagnose,
         form,
@@ -68,6 +70,7 @@ _BRIDGE_NAMES = frozenset(
         "ask_batch",
         "ask_blocking",
         "default_panel",
+        "default_rules",
         "default_service",
         "diagnose",
         "form",
@@ -95,6 +98,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Agent",
     "Answerer",
+    "AppliedRule",
     "ApprovalDisplay",
     "ApprovalIntent",
     "ApprovalSubject",
@@ -116,6 +120,10 @@ __all__ = [
     "PendingAnswer",
     "PlanReviewIntent",
     "QuestionPanel",
+    "Rule",
+    "RuleDecision",
+    "Rules",
+    "RulesError",
     "ToolApprovalIntent",
     "ToolCall",
     "ToolDecision",
@@ -132,6 +140,7 @@ __all__ = [
     "ask_blocking",
     "connect",
     "default_panel",
+    "default_rules",
     "default_service",
     "diagnose",
     "form",

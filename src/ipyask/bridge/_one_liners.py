@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, TypeVar, overload
 from weakref import WeakKeyDictionary
 
@@ -35,6 +36,7 @@ from .._agents import Agent
 from .._decisions import DecisionKind, FormResult, ToolDecision, form_result, tool_decision
 from .._errors import UserQuestionError
 from .._rich_questions import form_question, tool_approval_question
+from .._rules import AppliedRule, Rules
 from .._service import MAX_TIMEOUT_MS, UserQuestions
 from .._vocabulary import (
     AskUserQuestionAnswer,
@@ -63,6 +65,7 @@ __all__ = [
     "ask_batch",
     "ask_blocking",
     "default_panel",
+    "default_rules",
     "default_service",
     "form",
     "form_blocking",
@@ -73,7 +76,9 @@ __all__ = [
 T = TypeVar("T")
 
 _service: UserQuestions | None = None
+_rules: Rules | None = None  # the approval rules registered on the default service
 _panel: QuestionPanel | None = None
+_unrecord: Callable[[], None] | None = None  # stops writing rule records to the last panel
 _shown_in: set[str] = set()  # the cells that showed the default panel
 _cell_views: dict[str, CellView] = {}  # the view of each cell that asked, by the cell's msg_id
 _shown_in_marimo: list[object] = []  # the latest run of a marimo cell that showed the panel
@@ -81,24 +86,53 @@ _marimo_shows = 0
 
 
 def default_service() -> UserQuestions:
-    """The service behind :func:`ask` and :func:`approve` (created on first use)."""
-    global _service
+    """The service behind :func:`ask` and :func:`approve` (created on first use).
+
+    It answers tool approvals by the approval rules in ``$IPYASK_RULES`` or
+    ``.ipyask/rules.toml`` first (:class:`~ipyask.Rules`), read when it is created; a rules
+    file that cannot be read raises :class:`~ipyask.RulesError` here (no service without them).
+    """
+    global _service, _rules
     if _service is None or _service.closed:
-        _service = UserQuestions()
+        rules = Rules.load()
+        service = UserQuestions()
+        if rules.rules:
+            rules.register(service)
+        _service, _rules = service, rules
     return _service
+
+
+def default_rules() -> Rules:
+    """The approval rules of the default service (empty when it has none): what they answered
+    is in their :attr:`~ipyask.Rules.decisions`."""
+    default_service()
+    assert _rules is not None  # set with the service
+    return _rules
 
 
 def default_panel() -> QuestionPanel:
     """The panel of the default service (created on first use)."""
-    global _panel, _marimo_shows
+    global _panel, _marimo_shows, _unrecord
     if _panel is None or _panel.closed:
         _panel = QuestionPanel(default_service())
+        if _unrecord is not None:
+            _unrecord()
+        # What the rules answer shows no card: the panel's transcript records it.
+        _unrecord = _rules.on_decision(partial(_write_rule_record, _panel)) if _rules else None
         _shown_in.clear()
         _cell_views.clear()
         _shown_in_marimo.clear()
         _marimo_shows = 0
         front_end_seen(_panel)  # record how the front end sends, from the first view message
     return _panel
+
+
+def _write_rule_record(panel: QuestionPanel, applied: AppliedRule) -> None:
+    rule = applied.decision.rule
+    answer = AskUserQuestionAnswer(answers=[applied.item])
+    denied = applied.decision.kind == "deny"
+    where = None if denied else f"{rule.text} ({rule.where})"  # a denial's reason names it
+    panel.write_rule_record(applied.question, answer, denied=denied, rule=where)
 
 
 def panel_if_made() -> tuple[QuestionPanel | None, int]:

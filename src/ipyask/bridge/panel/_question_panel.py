@@ -19,7 +19,7 @@ from ..._agents import Agent
 from ..._errors import UserQuestionError
 from ..._followups import current_followups, run_after
 from ..._service import UserQuestions
-from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest
+from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ..._waterfall import AnswerFuture, Next
 from ...store import Store
 from ...widget import Card, KernelMessage, QuestionWidget, SettledStatus, ViewMessage, WireCard
@@ -30,8 +30,8 @@ from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import PASS_ON, HeldRequest, PassOn, Settled, wait_of
 from ._inbox import InboxCards
-from ._texts import Notice, cancelled_notice
-from ._transcript import Transcript, display_with_transcript
+from ._texts import RECORD_WORDS, Notice, cancelled_notice, language_of
+from ._transcript import Transcript, display_with_transcript, record
 from ._view_dispatch import ViewMessageDispatcher
 
 __all__ = ["HEARTBEAT_TIMEOUT_MS", "QuestionPanel"]
@@ -270,6 +270,21 @@ class QuestionPanel(QuestionWidget):
         when the panel keeps no transcript."""
         if self._keeps_transcript:
             self._transcript.add(markdown)
+
+    def write_rule_record(
+        self,
+        question: AskUserQuestionItem,
+        answer: AskUserQuestionAnswer,
+        *,
+        denied: bool,
+        rule: str | None = None,
+    ) -> None:
+        """Record a tool approval an approval rule answered without a card, in the panel's
+        language: ``Allowed by rule`` (with ``rule``, where it is written) or ``Denied by
+        rule`` (the answer's reason names the rule)."""
+        language = language_of(self.language)
+        title = RECORD_WORDS[language]["denied-by-rule" if denied else "allowed-by-rule"]
+        self.write_record(record([question], title, answer, rule, language=language))
 
     def _write_card_record(self, key: str, markdown: str) -> None:
         self.write_record(markdown)

@@ -35,6 +35,8 @@ Language = Literal["en", "zh"]
 """The languages ipyask's texts are written in."""
 
 RecordWord = Literal[
+    "allowed-by-rule",
+    "denied-by-rule",
     "answered",
     "answered-late",
     "answered-late-kept",
@@ -137,6 +139,8 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
 
 RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
     "en": {
+        "allowed-by-rule": "Allowed by rule",
+        "denied-by-rule": "Denied by rule",
         "answered": "Answered",
         "answered-late": "Answered late",
         "answered-late-kept": "Answered late, after the agent that asked had finished (kept)",
@@ -153,6 +157,8 @@ RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
         "quoted": "“{text}”",
     },
     "zh": {
+        "allowed-by-rule": "已按规则允许",
+        "denied-by-rule": "已按规则拒绝",
         "answered": "已回答",
         "answered-late": "已迟到回答",
         "answered-late-kept": "已迟到回答，提问的智能体当时已结束（已保存）",
