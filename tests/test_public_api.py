@@ -91,6 +91,7 @@ ERRORS = {
     "FormSchemaError",
     "HarnessError",
     "InterruptedAskError",
+    "RulesError",
     "StoreFault",
     "StoreOpenError",
     "StoreUnavailableError",

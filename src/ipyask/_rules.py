@@ -54,6 +54,7 @@ from ._vocabulary import (
     ToolApprovalIntent,
 )
 from ._waterfall import Next, _Chain
+from .errors import RulesError
 from .store._sqlite import DEFAULT_SQLITE_PATH
 
 if sys.version_info >= (3, 11):
@@ -83,11 +84,6 @@ MAX_DECISIONS = 1000
 """How many automatic decisions :attr:`Rules.decisions` keeps (the oldest go first)."""
 
 logger = logging.getLogger("ipyask.rules")
-
-
-class RulesError(ValueError):
-    """A rules file or rule that cannot be read; the message names ``file:line`` and what is
-    wrong. Rules that cannot be read decide nothing (never an allow)."""
 
 
 # -- the pattern language ----------------------------------------------------------------------

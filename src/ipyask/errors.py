@@ -18,6 +18,7 @@ The tree::
     │       └── StoreVersionError     a store written by a newer ipyask
     └── ValueError
         ├── FormSchemaError           a form schema outside the MCP elicitation subset
+        ├── RulesError                an approval rules file or rule that cannot be read
         └── ToolArgumentError         a model's tool arguments that do not fit ask_user_question
 
 Catch ``UserQuestionError`` (or ``HarnessError``) and read ``code`` where no class of its own
@@ -65,6 +66,9 @@ The exceptions without a code:
   database before writing to it, naming its location and what to do. Also in :mod:`ipyask.store`.
 - ``FormSchemaError``: ``parse_form_schema`` (:mod:`ipyask.host`); ``path`` names the field. An ask
   with such a schema fails with ``BAD_INTENT`` instead.
+- ``RulesError``: ``Rules.load`` / ``Rules.parse`` (and the default service, which loads the
+  default rules file); the message names ``file:line`` and what is wrong. Rules that cannot be
+  read decide nothing: never an allow.
 - ``ToolArgumentError``: ``AskUserQuestionTool`` turns it into an error tool result (``isError``,
   name ``Error``) for the model; it does not reach the caller of ``execute``.
 
@@ -97,6 +101,7 @@ __all__ = [
     "FormSchemaError",
     "HarnessError",
     "InterruptedAskError",
+    "RulesError",
     "StoreFault",
     "StoreOpenError",
     "StoreUnavailableError",
@@ -324,6 +329,11 @@ class FormSchemaError(ValueError):
         where = f"field {path!r}" if path else "the schema"
         super().__init__(f"{where} {problem}")
         self.path = path
+
+
+class RulesError(ValueError):
+    """A rules file or rule that cannot be read; the message names ``file:line`` and what is
+    wrong. Rules that cannot be read decide nothing (never an allow)."""
 
 
 class ToolArgumentError(ValueError):
