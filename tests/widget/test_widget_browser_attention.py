@@ -54,6 +54,8 @@ RECORDING_NOTIFICATION = """(() => {
     close() { this.closed = true; }
   }
   window.Notification = RecordingNotification;
+  // The test origin is plain http; a notebook served over https or from localhost is secure.
+  Object.defineProperty(window, "isSecureContext", {get: () => true});
 })();"""
 NOTES = """() => window.__notes.map(n => ({title: n.title, body: n.options.body,
   tag: n.options.tag, silent: n.options.silent, closed: n.closed}))"""
@@ -171,6 +173,7 @@ def test_no_control_for_a_card_that_arrives_in_view(wpage) -> None:
     add(wpage, widget, generic("new"))
     expect(wpage.page.locator("[data-role=arrivals]")).to_contain_text("New question")
     wpage.page.evaluate(FRAMES)
+    expect(waiting(wpage)).to_have_attribute("aria-live", "polite")  # in place, and empty
     expect(waiting(wpage).get_by_role("button")).to_have_count(0)
     expect(editor).to_be_focused()
 
@@ -181,6 +184,7 @@ def test_no_control_when_the_arrival_took_the_focus(wpage) -> None:
     add(wpage, widget, generic("new"))
     expect(wpage.card("new")).to_be_focused()
     wpage.page.evaluate(FRAMES)
+    expect(waiting(wpage)).to_have_attribute("aria-live", "polite")  # in place, and empty
     expect(waiting(wpage).get_by_role("button")).to_have_count(0)
 
 
@@ -366,6 +370,17 @@ def test_a_refused_permission_says_so_and_stays_off(wpage) -> None:
     expect(notify_me(wpage)).to_have_attribute("aria-pressed", "false")
     assert wpage.page.evaluate("localStorage.getItem('ipyask:notify')") is None
     assert wpage.axe() == []
+
+
+def test_no_toggle_where_the_browser_refuses_notifications(wpage) -> None:
+    wpage.page.add_init_script(RECORDING_NOTIFICATION)
+    wpage.page.add_init_script(
+        'Object.defineProperty(window, "isSecureContext", {get: () => false});'
+    )
+    wpage.mount(QuestionWidget(cards=[generic("g0")]))
+    expect(wpage.card("g0")).to_be_visible()
+    expect(notify_me(wpage)).to_have_count(0)
+    expect(wpage.page.locator(".ipyask-notify")).to_have_count(1)  # there, and hidden
 
 
 def test_no_toggle_while_no_question_waits(wpage) -> None:

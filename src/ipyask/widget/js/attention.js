@@ -38,7 +38,8 @@ const SEEN_PART = 0.5;
 
 /** The Notification API, when the page may use it (a secure context in a browser that has it). */
 function notificationApi() {
-  return typeof Notification === "function" ? Notification : null;
+  // Off a secure context (a notebook served over plain http) browsers refuse every request.
+  return typeof Notification === "function" && window.isSecureContext ? Notification : null;
 }
 
 /** @returns {string | null} */

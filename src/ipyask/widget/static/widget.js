@@ -768,7 +768,7 @@ var NOTIFICATION_TAG = "ipyask-waiting";
 var ICON_BELL = "M4.5 11V7.5a3.5 3.5 0 0 1 7 0V11l1 1.5h-9zM6.8 14h2.4";
 var SEEN_PART = 0.5;
 function notificationApi() {
-  return typeof Notification === "function" ? Notification : null;
+  return typeof Notification === "function" && window.isSecureContext ? Notification : null;
 }
 function storedChoice() {
   try {
