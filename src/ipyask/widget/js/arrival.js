@@ -116,7 +116,6 @@ export class Arrivals {
     }
     this.announce(controller);
     this.view.attention.unseen(key, el); // out of view: the "waiting" control shows
-
   }
 
   /** Whether the person is not busy elsewhere (see the module's comment). */
