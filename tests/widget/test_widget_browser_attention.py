@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from ipyask.widget import QuestionWidget
+from ipyask.widget import Card, CardSource, QuestionWidget
 
 from .widget_cardkit import generic
 
@@ -186,6 +186,23 @@ def test_no_control_when_the_arrival_took_the_focus(wpage) -> None:
     wpage.page.evaluate(FRAMES)
     expect(waiting(wpage)).to_have_attribute("aria-live", "polite")  # in place, and empty
     expect(waiting(wpage).get_by_role("button")).to_have_count(0)
+
+
+def test_the_control_finds_a_card_the_inbox_filter_hides(wpage) -> None:
+    def inbox_card(key: str, agent: str) -> Card:
+        source = CardSource(agent=agent, session=agent, process=f"host:{agent}", asked_at=1.0)
+        return generic(key).model_copy(update={"source": source})
+
+    widget = QuestionWidget(cards=[inbox_card("p-1", "planner")])
+    wpage.mount(widget)
+    search = wpage.page.get_by_role("searchbox")
+    search.fill("planner")  # the person is typing in the filter
+    add(wpage, widget, inbox_card("w-1", "worker"))
+    expect(jump(wpage)).to_be_visible()  # the filter hides it: it is not in view
+    jump(wpage).click()
+    expect(search).to_have_value("")
+    expect(wpage.card("w-1")).to_be_focused()
+    expect(wpage.card("w-1")).to_be_in_viewport()
 
 
 def test_two_views_show_one_control(wpage) -> None:

@@ -250,6 +250,7 @@ export class View {
   reveal(key) {
     const controller = this.render(key);
     if (!controller || !this.root.contains(controller.el)) return;
+    if (controller.el.classList.contains("ipyask-card--filtered")) this.inbox.clear();
     if (controller.hidden) {
       controller.hidden = false;
       controller.render();

@@ -3230,6 +3230,13 @@ var InboxBar = class {
     });
     this.el = h("div", { class: "ipyask-inbox-filter", hidden: true }, this.input);
   }
+  /** Show every inbox card again (the person asked for one the filter leaves out). */
+  clear() {
+    if (this.query === "") return;
+    this.query = "";
+    this.input.value = "";
+    this.view.sync();
+  }
   /**
    * Label the groups, hide the cards the filter leaves out, show the filter when there is an
    * inbox card.
@@ -3443,6 +3450,7 @@ var View = class {
   reveal(key3) {
     const controller = this.render(key3);
     if (!controller || !this.root.contains(controller.el)) return;
+    if (controller.el.classList.contains("ipyask-card--filtered")) this.inbox.clear();
     if (controller.hidden) {
       controller.hidden = false;
       controller.render();
