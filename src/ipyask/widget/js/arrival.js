@@ -11,7 +11,9 @@
  * person is answering (a pending card of any ipyask view that is not submitting), or when they
  * pressed a key outside the cards in the last moment. Then nothing scrolls, and a polite live
  * region says that a question arrived; a moved focus speaks for itself (the card is labelled by
- * its title).
+ * its title). A card that then stays out of view brings up the "waiting" control, and a card
+ * that arrives while the page is hidden counts in the tab's title and may show a desktop
+ * notification (attention.js).
  *
  * The arrival focus is not the person's: it does not pause the card's countdown until they press
  * a key or the pointer in the card, and for a moment the card's answering keys (Enter, Escape)
@@ -61,16 +63,20 @@ export class Arrivals {
     const known = this.known ?? new Set();
     /** @type {Set<string>} */
     const pending = new Set();
-    /** @type {string | null} */
-    let arrived = null;
+    /** @type {string[]} */
+    const arrived = [];
     for (const card of live) {
       if (card.status !== "pending") continue;
       pending.add(card.key);
-      if (!first && arrived === null && !known.has(card.key)) arrived = card.key;
+      if (!first && !known.has(card.key)) arrived.push(card.key);
     }
     this.known = pending;
-    if (arrived !== null && !this.view.disconnected) this.bring(arrived);
-    else this.keepInView();
+    if (arrived.length > 0 && !this.view.disconnected) {
+      this.view.attention.arrived(arrived); // a notification, when the page is hidden
+      this.bring(arrived[0]);
+    } else {
+      this.keepInView();
+    }
   }
 
   /**
@@ -109,6 +115,7 @@ export class Arrivals {
       settleArrival(controller);
     }
     this.announce(controller);
+    this.view.attention.unseen(key, el); // out of view: the "waiting" control shows
   }
 
   /** Whether the person is not busy elsewhere (see the module's comment). */

@@ -79,6 +79,14 @@ export class InboxBar {
     this.el = h("div", { class: "ipyask-inbox-filter", hidden: true }, this.input);
   }
 
+  /** Show every inbox card again (the person asked for one the filter leaves out). */
+  clear() {
+    if (this.query === "") return;
+    this.query = "";
+    /** @type {HTMLInputElement} */ (this.input).value = "";
+    this.view.sync();
+  }
+
   /**
    * Label the groups, hide the cards the filter leaves out, show the filter when there is an
    * inbox card.

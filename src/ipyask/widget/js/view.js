@@ -14,6 +14,7 @@
  */
 
 import { Arrivals } from "./arrival.js";
+import { Attention } from "./attention.js";
 import { CardController } from "./card/controller.js";
 import { ICON_CLOSE, h, icon } from "./dom.js";
 import { ImageGates } from "./images.js";
@@ -83,7 +84,17 @@ export class View {
     this.restore.addEventListener("click", () => this.restoreHidden());
     this.inbox = new InboxBar(this);
     this.arrivals = new Arrivals(this);
-    this.root.append(this.banner, this.inbox.el, this.list, this.history, this.restore, this.arrivals.region);
+    this.attention = new Attention(this);
+    this.root.append(
+      this.banner,
+      this.inbox.el,
+      this.list,
+      this.attention.bar,
+      this.history,
+      this.restore,
+      this.arrivals.region,
+      this.attention.control,
+    );
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
     /** @type {WeakMap<Element, string[]>} the keys of the cards each block of titles holds */
@@ -143,6 +154,7 @@ export class View {
     this.lang = /^zh(?:$|[-_])/i.test(this.locale) ? "zh" : "en";
     this.root.lang = this.lang;
     if (rerender) {
+      this.attention.relabel();
       for (const card of this.cards.values()) card.render();
       this.sync(); // the history's button and label, the restore button
     }
@@ -154,7 +166,10 @@ export class View {
    * @param {CardChange | null} [change]
    */
   sync(change = null) {
-    if (change && this.inbox.el.hidden && this.syncChange(change)) return;
+    if (change && this.inbox.el.hidden && this.syncChange(change)) {
+      this.reportWaiting();
+      return;
+    }
     const { live } = this.hub.cards();
     const history = this.hub.history();
     const focused = this.focusedController();
@@ -213,7 +228,38 @@ export class View {
       focused.el.focus({ preventScroll: true });
     }
     this.updateRestore(false);
+    this.reportWaiting();
     this.arrivals.check(live.values()); // last: it may render a card, which syncs again
+  }
+
+  /** Tell the page's registry which questions wait in this view (attention.js). */
+  reportWaiting() {
+    /** @type {Set<string>} */
+    const pending = new Set();
+    if (!this.disconnected) {
+      for (const card of this.hub.cards().live.values()) if (card.status === "pending") pending.add(card.key);
+    }
+    this.attention.report(pending);
+  }
+
+  /**
+   * Bring the live card `key` to the person who asked for it (the "waiting" control, a
+   * notification): shown again if they had closed it, scrolled into view and focused.
+   * @param {string} key
+   */
+  reveal(key) {
+    const controller = this.render(key);
+    if (!controller || !this.root.contains(controller.el)) return;
+    if (controller.el.classList.contains("ipyask-card--filtered")) this.inbox.clear();
+    if (controller.hidden) {
+      controller.hidden = false;
+      controller.render();
+      this.updateClaim(controller);
+      this.updateRestore(false);
+    }
+    const reduce = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+    controller.el.scrollIntoView({ block: "nearest", behavior: reduce ? "auto" : "smooth" });
+    controller.el.focus({ preventScroll: true });
   }
 
   /**
@@ -382,6 +428,7 @@ export class View {
       card.render();
       this.updateClaim(card);
     }
+    this.reportWaiting();
   }
 
   /** @param {boolean} active */
@@ -436,6 +483,7 @@ export class View {
   destroy() {
     this.images.destroy();
     this.arrivals.destroy();
+    this.attention.destroy();
     this.observer?.disconnect();
     clearInterval(this.timer);
     clearInterval(this.beat);

@@ -131,6 +131,12 @@ var STRINGS = {
     earlierAnswers: "Earlier answers",
     newQuestion: "New question: {title}",
     dismissError: "Dismiss the message",
+    waitingOne: "A question is waiting",
+    waitingMany: "{count} questions are waiting",
+    dismissWaiting: "Dismiss the reminder",
+    notifyMe: "Notify me",
+    notifyMeHint: "Show a desktop notification when a question arrives while this page is hidden",
+    notifyBlocked: "Notifications are blocked for this page in the browser's settings.",
     showImages: "Show images from {host}",
     toolCall: "Tool call",
     toolArguments: "Arguments",
@@ -250,6 +256,12 @@ var STRINGS = {
     earlierAnswers: "更早的回答",
     newQuestion: "新问题：{title}",
     dismissError: "关闭提示",
+    waitingOne: "有一个问题在等你",
+    waitingMany: "有 {count} 个问题在等你",
+    dismissWaiting: "关闭提醒",
+    notifyMe: "通知我",
+    notifyMeHint: "此页面在后台时，新问题到达会显示桌面通知",
+    notifyBlocked: "浏览器设置已禁止此页面显示通知。",
     showImages: "显示来自 {host} 的图片",
     toolCall: "工具调用",
     toolArguments: "参数",
@@ -676,15 +688,19 @@ var Arrivals = class {
     const first = this.known === null;
     const known = this.known ?? /* @__PURE__ */ new Set();
     const pending = /* @__PURE__ */ new Set();
-    let arrived = null;
+    const arrived = [];
     for (const card of live) {
       if (card.status !== "pending") continue;
       pending.add(card.key);
-      if (!first && arrived === null && !known.has(card.key)) arrived = card.key;
+      if (!first && !known.has(card.key)) arrived.push(card.key);
     }
     this.known = pending;
-    if (arrived !== null && !this.view.disconnected) this.bring(arrived);
-    else this.keepInView();
+    if (arrived.length > 0 && !this.view.disconnected) {
+      this.view.attention.arrived(arrived);
+      this.bring(arrived[0]);
+    } else {
+      this.keepInView();
+    }
   }
   /**
    * Cards rendered above the arrived one (blocks of titles coming near the screen while it
@@ -720,6 +736,7 @@ var Arrivals = class {
       settleArrival(controller);
     }
     this.announce(controller);
+    this.view.attention.unseen(key3, el);
   }
   /** Whether the person is not busy elsewhere (see the module's comment). */
   mayMoveFocus() {
@@ -749,6 +766,314 @@ function settleArrival(controller) {
 }
 function inArrivalGrace(controller) {
   return controller.arrivedAt !== null && Date.now() - controller.arrivedAt < ARRIVAL_GRACE_MS;
+}
+
+// src/ipyask/widget/js/attention.js
+var NOTIFY_STORAGE_KEY = "ipyask:notify";
+var REGISTRY_KEY = /* @__PURE__ */ Symbol.for("ipyask.attention.v1");
+var NOTIFICATION_TAG = "ipyask-waiting";
+var ICON_BELL = "M4.5 11V7.5a3.5 3.5 0 0 1 7 0V11l1 1.5h-9zM6.8 14h2.4";
+var SEEN_PART = 0.5;
+function notificationApi() {
+  return typeof Notification === "function" && window.isSecureContext ? Notification : null;
+}
+function storedChoice() {
+  try {
+    return localStorage.getItem(NOTIFY_STORAGE_KEY);
+  } catch {
+    return null;
+  }
+}
+function storeChoice(choice) {
+  try {
+    localStorage.setItem(NOTIFY_STORAGE_KEY, choice);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function notificationsOn() {
+  return storedChoice() === "on" && notificationApi()?.permission === "granted";
+}
+var Registry = class {
+  constructor() {
+    this.parts = /* @__PURE__ */ new Set();
+    this.waiting = /* @__PURE__ */ new Map();
+    this.dismissed = /* @__PURE__ */ new Set();
+    this.notified = /* @__PURE__ */ new Set();
+    this.notifications = /* @__PURE__ */ new Map();
+    this.title = null;
+    this.onVisibility = () => this.changed();
+    this.onStorage = (event) => {
+      if (event.key === NOTIFY_STORAGE_KEY) this.refreshToggles();
+    };
+  }
+  /** @param {Attention} part */
+  add(part) {
+    if (this.parts.size === 0) {
+      document.addEventListener("visibilitychange", this.onVisibility);
+      window.addEventListener("storage", this.onStorage);
+    }
+    this.parts.add(part);
+  }
+  /** @param {Attention} part */
+  remove(part) {
+    this.parts.delete(part);
+    this.changed();
+    if (this.parts.size === 0) {
+      document.removeEventListener("visibilitychange", this.onVisibility);
+      window.removeEventListener("storage", this.onStorage);
+    }
+  }
+  /** Every waiting question on the page, once each. */
+  pending() {
+    const keys = /* @__PURE__ */ new Set();
+    for (const part of this.parts) for (const key3 of part.pending) keys.add(key3);
+    return keys;
+  }
+  /** Something changed (a view's questions, the page's visibility): bring everything up to date. */
+  changed() {
+    const pending = this.pending();
+    for (const key3 of this.waiting.keys()) if (!pending.has(key3)) this.waiting.delete(key3);
+    for (const key3 of this.dismissed) if (!pending.has(key3)) this.dismissed.delete(key3);
+    for (const key3 of this.notified) if (!pending.has(key3)) this.notified.delete(key3);
+    for (const [key3, notification] of this.notifications) {
+      if (pending.has(key3)) continue;
+      notification.close();
+      this.notifications.delete(key3);
+    }
+    this.updateTitle(pending.size);
+    this.showControl();
+    this.refreshToggles();
+  }
+  /** @param {number} count */
+  updateTitle(count2) {
+    if (document.visibilityState === "hidden" && count2 > 0) {
+      const original = this.title && document.title === this.title.shown ? this.title.original : document.title;
+      const shown2 = `(${count2}) ${original}`;
+      if (document.title !== shown2) document.title = shown2;
+      this.title = { original, shown: shown2 };
+    } else if (this.title) {
+      if (document.title === this.title.shown) document.title = this.title.original;
+      this.title = null;
+    }
+  }
+  /**
+   * The card `key` arrived out of view while the person works elsewhere.
+   * @param {string} key
+   * @param {Attention} part the view it arrived in
+   */
+  wait(key3, part) {
+    if (this.waiting.has(key3) || this.dismissed.has(key3) || !part.pending.has(key3)) return;
+    this.waiting.set(key3, part);
+    this.showControl();
+  }
+  /** @param {string} key */
+  seen(key3) {
+    if (this.waiting.delete(key3)) this.showControl();
+  }
+  dismiss() {
+    for (const key3 of this.waiting.keys()) this.dismissed.add(key3);
+    this.waiting.clear();
+    this.showControl();
+  }
+  /** Jump to the earliest waiting card. */
+  jump() {
+    const first = this.waiting.entries().next();
+    if (first.done) return;
+    const [key3, part] = first.value;
+    this.waiting.delete(key3);
+    this.showControl();
+    part.view.reveal(key3);
+  }
+  /** The first view still on the page shows the control; the others show none. */
+  showControl() {
+    let host = null;
+    for (const part of this.parts) {
+      if (!host && part.view.root.isConnected) host = part;
+    }
+    for (const part of this.parts) part.showControl(part === host ? this.waiting.size : 0);
+  }
+  refreshToggles() {
+    for (const part of this.parts) part.refreshToggle();
+  }
+  /**
+   * Cards new to a view: a notification for the first one nobody was told about yet, when the
+   * page is hidden and the person turned notifications on.
+   * @param {Attention} part
+   * @param {string[]} keys
+   */
+  arrived(part, keys) {
+    const Api = notificationApi();
+    if (!Api || document.visibilityState !== "hidden" || !notificationsOn()) return;
+    const fresh = keys.filter((key4) => !this.notified.has(key4) && part.pending.has(key4));
+    if (fresh.length === 0) return;
+    for (const key4 of fresh) this.notified.add(key4);
+    const key3 = fresh[0];
+    const t = part.view.t;
+    const count2 = this.pending().size;
+    const title = count2 > 1 ? fill(t.waitingMany, { count: count2 }) : t.waitingOne;
+    try {
+      const notification = new Api(title, { body: part.titleOf(key3), tag: NOTIFICATION_TAG, silent: true, lang: part.view.lang });
+      notification.onclick = () => {
+        window.focus();
+        part.view.reveal(key3);
+        this.seen(key3);
+        notification.close();
+      };
+      for (const [other, shown2] of this.notifications) {
+        if (other !== key3) shown2.close();
+      }
+      this.notifications.clear();
+      this.notifications.set(key3, notification);
+    } catch (error) {
+      console.warn("ipyask: could not show a notification", error);
+    }
+  }
+};
+function registry() {
+  const holder = (
+    /** @type {Record<symbol, Registry | undefined>} */
+    /** @type {unknown} */
+    globalThis
+  );
+  return holder[REGISTRY_KEY] ??= new Registry();
+}
+var Attention = class {
+  /** @param {View} view */
+  constructor(view) {
+    this.view = view;
+    this.pending = /* @__PURE__ */ new Set();
+    this.returnFocus = null;
+    this.control = h("div", { class: "ipyask-waiting", "aria-live": "polite", "data-role": "waiting" });
+    this.control.addEventListener("focusin", (event) => {
+      const from = event.relatedTarget;
+      if (from instanceof Element && !this.control.contains(from)) this.returnFocus = from;
+    });
+    this.control.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") this.dismiss();
+    });
+    this.toggle = h("button", { type: "button", class: "ipyask-btn ipyask-btn--ghost ipyask-notify__toggle", "aria-pressed": "false" });
+    this.toggle.addEventListener("click", () => void this.switchNotifications());
+    this.note = h("span", { class: "ipyask-notify__note", hidden: true });
+    this.bar = h("div", { class: "ipyask-notify", hidden: true }, this.toggle, this.note);
+    this.observer = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver((entries) => this.onIntersect(entries), { threshold: [0, 0.25, SEEN_PART, 1] });
+    this.watched = /* @__PURE__ */ new Map();
+    registry().add(this);
+  }
+  /**
+   * The view's pending questions now (none when its kernel is gone).
+   * @param {Set<string>} keys
+   */
+  report(keys) {
+    const same = keys.size === this.pending.size && Array.from(keys).every((key3) => this.pending.has(key3));
+    if (same) return;
+    this.pending = keys;
+    for (const [el, key3] of this.watched) {
+      if (keys.has(key3)) continue;
+      this.observer?.unobserve(el);
+      this.watched.delete(el);
+    }
+    registry().changed();
+  }
+  /** @param {string[]} keys cards new to this view, in its order */
+  arrived(keys) {
+    registry().arrived(this, keys);
+  }
+  /**
+   * The card arrived while the person works elsewhere: watch whether it is out of view.
+   * @param {string} key
+   * @param {HTMLElement} el
+   */
+  unseen(key3, el) {
+    if (!this.observer || this.watched.has(el)) return;
+    this.watched.set(el, key3);
+    this.observer.observe(el);
+  }
+  /** @param {IntersectionObserverEntry[]} entries */
+  onIntersect(entries) {
+    for (const entry of entries) {
+      const key3 = this.watched.get(entry.target);
+      if (key3 === void 0) continue;
+      if (isSeen(entry)) {
+        this.observer?.unobserve(entry.target);
+        this.watched.delete(entry.target);
+        registry().seen(key3);
+      } else {
+        registry().wait(key3, this);
+      }
+    }
+  }
+  /** @param {string} key */
+  titleOf(key3) {
+    return this.view.hub.cards().live.get(key3)?.questions[0]?.question ?? "";
+  }
+  /** @param {number} count how many cards wait out of view (0: no control here) */
+  showControl(count2) {
+    if (count2 === 0) {
+      if (this.control.firstChild) this.control.replaceChildren();
+      return;
+    }
+    const t = this.view.t;
+    const text2 = count2 > 1 ? fill(t.waitingMany, { count: count2 }) : t.waitingOne;
+    const jump = this.control.querySelector(".ipyask-waiting__jump");
+    if (jump && jump.textContent === text2) return;
+    const go2 = h("button", { type: "button", class: "ipyask-btn ipyask-btn--primary ipyask-waiting__jump" }, text2);
+    go2.addEventListener("click", () => registry().jump());
+    const close = h("button", { type: "button", class: "ipyask-icon ipyask-waiting__dismiss", "aria-label": t.dismissWaiting, title: t.dismissWaiting }, icon(ICON_CLOSE));
+    close.addEventListener("click", () => this.dismiss());
+    const hadFocus = this.control.contains(document.activeElement);
+    this.control.replaceChildren(h("div", { class: "ipyask-waiting__body" }, go2, close));
+    if (hadFocus) go2.focus({ preventScroll: true });
+  }
+  dismiss() {
+    const back2 = this.control.contains(document.activeElement) ? this.returnFocus : null;
+    registry().dismiss();
+    if (back2 instanceof HTMLElement && back2.isConnected) back2.focus({ preventScroll: true });
+  }
+  /** The toggle shows while a question waits in this view, where the browser has notifications. */
+  refreshToggle() {
+    const t = this.view.t;
+    this.bar.hidden = !notificationApi() || this.pending.size === 0;
+    this.toggle.replaceChildren(icon(ICON_BELL), t.notifyMe);
+    this.toggle.setAttribute("aria-pressed", String(notificationsOn()));
+    this.toggle.title = t.notifyMeHint;
+    if (notificationApi()?.permission !== "denied") this.note.hidden = true;
+    this.note.textContent = t.notifyBlocked;
+  }
+  /** The view's language changed. */
+  relabel() {
+    this.refreshToggle();
+    registry().showControl();
+  }
+  /** Turn desktop notifications on (the browser asks for its permission) or off. */
+  async switchNotifications() {
+    const Api = notificationApi();
+    if (!Api) return;
+    if (notificationsOn()) {
+      storeChoice("off");
+    } else {
+      let permission = Api.permission;
+      if (permission === "default") permission = await Api.requestPermission();
+      if (permission === "granted") storeChoice("on");
+      this.note.hidden = permission === "granted";
+      if (permission !== "granted") this.view.announce(this.view.t.notifyBlocked);
+    }
+    registry().refreshToggles();
+  }
+  destroy() {
+    this.observer?.disconnect();
+    this.watched.clear();
+    this.pending = /* @__PURE__ */ new Set();
+    this.control.replaceChildren();
+    registry().remove(this);
+  }
+};
+function isSeen(entry) {
+  if (!entry.isIntersecting) return false;
+  const viewport = entry.rootBounds?.height ?? window.innerHeight;
+  const shown2 = entry.intersectionRect.height;
+  return entry.intersectionRatio >= SEEN_PART || shown2 >= Math.min(entry.boundingClientRect.height, viewport) * SEEN_PART;
 }
 
 // src/ipyask/widget/js/images.js
@@ -2914,6 +3239,13 @@ var InboxBar = class {
     });
     this.el = h("div", { class: "ipyask-inbox-filter", hidden: true }, this.input);
   }
+  /** Show every inbox card again (the person asked for one the filter leaves out). */
+  clear() {
+    if (this.query === "") return;
+    this.query = "";
+    this.input.value = "";
+    this.view.sync();
+  }
   /**
    * Label the groups, hide the cards the filter leaves out, show the filter when there is an
    * inbox card.
@@ -2988,7 +3320,17 @@ var View = class {
     this.restore.addEventListener("click", () => this.restoreHidden());
     this.inbox = new InboxBar(this);
     this.arrivals = new Arrivals(this);
-    this.root.append(this.banner, this.inbox.el, this.list, this.history, this.restore, this.arrivals.region);
+    this.attention = new Attention(this);
+    this.root.append(
+      this.banner,
+      this.inbox.el,
+      this.list,
+      this.attention.bar,
+      this.history,
+      this.restore,
+      this.arrivals.region,
+      this.attention.control
+    );
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
     this.blockKeys = /* @__PURE__ */ new WeakMap();
@@ -3032,6 +3374,7 @@ var View = class {
     this.lang = /^zh(?:$|[-_])/i.test(this.locale) ? "zh" : "en";
     this.root.lang = this.lang;
     if (rerender) {
+      this.attention.relabel();
       for (const card of this.cards.values()) card.render();
       this.sync();
     }
@@ -3042,7 +3385,10 @@ var View = class {
    * @param {CardChange | null} [change]
    */
   sync(change = null) {
-    if (change && this.inbox.el.hidden && this.syncChange(change)) return;
+    if (change && this.inbox.el.hidden && this.syncChange(change)) {
+      this.reportWaiting();
+      return;
+    }
     const { live } = this.hub.cards();
     const history = this.hub.history();
     const focused = this.focusedController();
@@ -3094,7 +3440,35 @@ var View = class {
       focused.el.focus({ preventScroll: true });
     }
     this.updateRestore(false);
+    this.reportWaiting();
     this.arrivals.check(live.values());
+  }
+  /** Tell the page's registry which questions wait in this view (attention.js). */
+  reportWaiting() {
+    const pending = /* @__PURE__ */ new Set();
+    if (!this.disconnected) {
+      for (const card of this.hub.cards().live.values()) if (card.status === "pending") pending.add(card.key);
+    }
+    this.attention.report(pending);
+  }
+  /**
+   * Bring the live card `key` to the person who asked for it (the "waiting" control, a
+   * notification): shown again if they had closed it, scrolled into view and focused.
+   * @param {string} key
+   */
+  reveal(key3) {
+    const controller = this.render(key3);
+    if (!controller || !this.root.contains(controller.el)) return;
+    if (controller.el.classList.contains("ipyask-card--filtered")) this.inbox.clear();
+    if (controller.hidden) {
+      controller.hidden = false;
+      controller.render();
+      this.updateClaim(controller);
+      this.updateRestore(false);
+    }
+    const reduce = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+    controller.el.scrollIntoView({ block: "nearest", behavior: reduce ? "auto" : "smooth" });
+    controller.el.focus({ preventScroll: true });
   }
   /**
    * One change whose cards all stay where this view shows them (a rendered live card still live,
@@ -3248,6 +3622,7 @@ var View = class {
       card.render();
       this.updateClaim(card);
     }
+    this.reportWaiting();
   }
   /** @param {boolean} active */
   setWindowActive(active) {
@@ -3295,6 +3670,7 @@ var View = class {
   destroy() {
     this.images.destroy();
     this.arrivals.destroy();
+    this.attention.destroy();
     this.observer?.disconnect();
     clearInterval(this.timer);
     clearInterval(this.beat);
