@@ -141,7 +141,7 @@ def test_a_timed_question_runs_out_then_takes_a_late_answer(
     expect(nb.output(3)).to_have_text("queued 1")
     nb.run(4)
     expect(nb.output(4)).to_contain_text("admitted 0")
-    expect(status).to_have_text("Answered")
+    expect(status).to_have_text("Answered late")  # as the transcript says
     expect(card.locator(".ipyask-summary__line")).to_have_text("SQLite")
     nb.screenshot("answered")
     assert nb.log.errors == []
