@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -180,6 +181,46 @@ def test_noes_of_the_other_decision_cards_are_marked() -> None:
     assert not record([plan], "Answered", chose("Approve")).endswith(")")
     assert record([form], "Answered", chose("No")).endswith("(declined)")
     assert record([form], "Answered", chose("Later")).endswith("(dismissed)")
+
+
+def test_an_edit_and_a_submitted_form_are_recorded_in_words_not_json() -> None:
+    tool = item(
+        question="Run write_file?",
+        options=[{"label": "Edit"}, {"label": "Reject"}],
+        intent={
+            "kind": "tool-approval",
+            "tool": {"name": "write_file", "arguments": {"path": "a.md", "force": True, "n": 1}},
+            "edit": "Edit",
+            "reject": "Reject",
+        },
+    )
+    edited = json.dumps({"path": "docs/b.md", "force": False})
+    assert record([tool], "Answered", chose("Edit", custom=edited)) == (
+        "**Answered**: Run write\\_file? → **Edit**, path → docs/b\\.md, force → false, ~~n~~"
+    )
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Your name"},
+            "area": {"type": "string", "title": "Area", "oneOf": [
+                {"const": "in", "title": "Inside"}, {"const": "out", "title": "Terrace"}]},
+            "seats": {"type": "integer", "title": "Seats"},
+        },
+    }  # fmt: skip
+    form = item(
+        question="Book a table",
+        options=[{"label": "Submit"}, {"label": "Decline"}],
+        intent={
+            "kind": "form",
+            "requestedSchema": schema,
+            "accept": "Submit",
+            "decline": "Decline",
+        },
+    )
+    values = json.dumps({"name": "Ada", "area": "out", "seats": 4})
+    assert record([form], "Answered", chose("Submit", custom=values)) == (
+        "**Answered**: Book a table → **Submit**, Your name: Ada · Area: Terrace · Seats: 4"
+    )
 
 
 def test_an_unanswered_record_says_why_and_a_longer_card_has_a_line_per_question() -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..._clock import Clock, TimerHandle
+from ..._form_schema import parse_form_schema
 from ..._vocabulary import (
     ApprovalIntent,
     AskUserQuestionAnswer,
@@ -15,6 +17,7 @@ from ..._vocabulary import (
     PlanReviewIntent,
     ToolApprovalIntent,
 )
+from ...errors import FormSchemaError
 from ...widget import QuestionWidget
 from ._texts import RECORD_WORDS, Language, RecordWord, fill
 
@@ -43,8 +46,11 @@ def _marked(question: AskUserQuestionItem, selected: list[str]) -> RecordWord | 
     intent = question.intent
     if intent is None:  # a plain question (most)
         return None
-    if isinstance(intent, (ApprovalIntent, ToolApprovalIntent)):
+    if isinstance(intent, ApprovalIntent):
         return "rejected" if intent.reject is not None and intent.reject in selected else None
+    if isinstance(intent, ToolApprovalIntent):
+        refusals = (intent.reject, intent.never, intent.stop)
+        return "rejected" if any(r is not None and r in selected for r in refusals) else None
     if isinstance(intent, PlanReviewIntent):
         return "not-approved" if selected and intent.approve not in selected else None
     if isinstance(intent, FormIntent):
@@ -55,6 +61,62 @@ def _marked(question: AskUserQuestionItem, selected: list[str]) -> RecordWord | 
     return None
 
 
+def _shown(value: object) -> str:
+    """A value as a person reads it: text as it is, anything else as compact JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _in_words(question: AskUserQuestionItem, selected: list[str], custom: str) -> str | None:
+    """An edit's or a submitted form's JSON text as a person reads it (the card says the same):
+    each changed argument (a removed one struck through), or each value under its field's title
+    and a choice under its option's title. ``None`` for any other answer."""
+    intent = question.intent
+    values = _json_object(custom)
+    if values is None:
+        return None
+    if isinstance(intent, ToolApprovalIntent) and intent.edit in selected:
+        proposed = intent.tool.arguments
+        names = [
+            n for n in {**proposed, **values} if proposed.get(n, _GONE) != values.get(n, _GONE)
+        ]
+        return ", ".join(
+            f"{escape_markdown(n)} → {escape_markdown(_shown(values[n]))}"
+            if n in values
+            else f"~~{escape_markdown(n)}~~"
+            for n in names
+        )
+    if isinstance(intent, FormIntent) and intent.accept in selected:
+        try:
+            fields = parse_form_schema(intent.requested_schema).fields
+        except FormSchemaError:
+            return None
+        parts = []
+        for field in fields:
+            if field.name not in values:
+                continue
+            titles = {o.value: o.title for o in getattr(field, "options", [])}
+            value = values[field.name]
+            chosen = value if isinstance(value, list) else [value]
+            text = ", ".join(
+                _shown(titles.get(v) or v) if isinstance(v, str) else _shown(v) for v in chosen
+            )
+            parts.append(f"{escape_markdown(field.title or field.name)}: {escape_markdown(text)}")
+        return " · ".join(parts)
+    return None
+
+
+_GONE = object()
+"""An argument an edit left out (``None`` is a value)."""
+
+
 def _values(
     question: AskUserQuestionItem, answer: AskUserQuestionAnswer, words: dict[RecordWord, str]
 ) -> str:
@@ -63,7 +125,11 @@ def _values(
         return f"*{words['no-answer']}*"
     values = [f"**{escape_markdown(label)}**" for label in item.selected]
     if item.custom is not None and item.custom.strip():
-        values.append(fill(words["quoted"], {"text": escape_markdown(item.custom)}))
+        readable = _in_words(question, item.selected, item.custom)
+        if readable is not None:
+            values.append(readable)
+        else:
+            values.append(fill(words["quoted"], {"text": escape_markdown(item.custom)}))
     text = ", ".join(values) if values else f"*{words['skipped']}*"
     marked = _marked(question, item.selected)
     return fill(words["marked"], {"values": text, "mark": words[marked]}) if marked else text
