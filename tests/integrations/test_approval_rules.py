@@ -15,19 +15,14 @@ from claude_agent_sdk.types import (
     ToolPermissionContext,
 )
 from pydantic_ai import Agent as PydanticAgent
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import FunctionModel
 
 import ipyask
 from ipyask.integrations import openai_agents, pydantic_ai
 from ipyask.integrations.claude import can_use_tool
+
+from ._agents_fakes import tool_outputs
+from ._pydantic_fakes import DeletingModel
 
 RULES = """
 allow = ['delete_file(path="build/**")']
@@ -69,16 +64,6 @@ def scripted(*paths: str) -> ScriptedModel:
     return ScriptedModel([ModelStep(output=calls), ModelStep(output=[assistant_message("done")])])
 
 
-def outputs(model: ScriptedModel) -> dict[str, str]:
-    last = model.last_call
-    assert last is not None
-    return {
-        item["call_id"]: item["output"]
-        for item in last.input
-        if isinstance(item, dict) and item.get("type") == "function_call_output"
-    }
-
-
 async def test_openai_agents_runs_a_call_a_rule_allows(
     svc: ipyask.UserQuestions, rules: ipyask.Rules
 ) -> None:
@@ -97,7 +82,7 @@ async def test_openai_agents_tells_the_model_why_a_rule_denied_a_call(
     agent = AgentsAgent(name="janitor", model=model, tools=[delete_file])
     await openai_agents.run(agent, "clean up", service=svc)
     assert deleted == ["build/a.o"]
-    assert outputs(model) == {
+    assert tool_outputs(model) == {
         "call-0": f"Tool execution was not approved. The user's reason: {DENIED}",
         "call-1": "deleted build/a.o",
     }
@@ -116,28 +101,7 @@ async def test_openai_agents_asks_the_person_about_a_call_no_rule_decides(
 # -- pydantic-ai -------------------------------------------------------------------------------
 
 
-class Model:
-    """Calls ``delete_file`` once per path, then answers ``done``; keeps the returns it read."""
-
-    def __init__(self, *paths: str) -> None:
-        self.paths = paths
-        self.returns: list[ToolReturnPart] = []
-
-    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if len(messages) == 1:
-            return ModelResponse(
-                parts=[
-                    ToolCallPart("delete_file", {"path": p}, tool_call_id=f"call-{i}")
-                    for i, p in enumerate(self.paths)
-                ]
-            )
-        last = messages[-1]
-        assert isinstance(last, ModelRequest)
-        self.returns = [part for part in last.parts if isinstance(part, ToolReturnPart)]
-        return ModelResponse(parts=[TextPart("done")])
-
-
-def pydantic_agent(model: Model, svc: ipyask.UserQuestions) -> PydanticAgent[None, Any]:
+def pydantic_agent(model: DeletingModel, svc: ipyask.UserQuestions) -> PydanticAgent[None, Any]:
     made: PydanticAgent[None, Any] = PydanticAgent(
         FunctionModel(model), capabilities=[pydantic_ai.approvals(service=svc)]
     )
@@ -154,7 +118,7 @@ def pydantic_agent(model: Model, svc: ipyask.UserQuestions) -> PydanticAgent[Non
 async def test_pydantic_ai_runs_a_call_a_rule_allows_and_denies_another(
     svc: ipyask.UserQuestions, rules: ipyask.Rules
 ) -> None:
-    model = Model("build/out.o", "notes.md")
+    model = DeletingModel("build/out.o", "notes.md")
     result = await pydantic_agent(model, svc).run("clean up")
     assert result.output == "done"
     assert deleted == ["build/out.o"]
@@ -170,7 +134,7 @@ async def test_pydantic_ai_asks_the_person_about_a_call_no_rule_decides(
     svc: ipyask.UserQuestions, rules: ipyask.Rules
 ) -> None:
     with pytest.raises(ipyask.UserQuestionError) as raised:
-        await pydantic_agent(Model("build/a.o", "src/main.py"), svc).run("clean up")
+        await pydantic_agent(DeletingModel("build/a.o", "src/main.py"), svc).run("clean up")
     assert raised.value.code == "NO_PROVIDER"
     assert deleted == []
     assert rules.decisions == []

@@ -20,6 +20,8 @@ import ipyask
 from ipyask.integrations import openai_agents as bridge
 from ipyask.testing import AlwaysAllow, AlwaysReject, Approve, Edit, Reject, ScriptedAnswerer
 
+from ._agents_fakes import tool_outputs
+
 deleted: list[str] = []
 
 
@@ -50,17 +52,6 @@ def done(text: str = "done") -> ModelStep:
 
 def agent(model: ScriptedModel) -> Agent[Any]:
     return Agent(name="janitor", model=model, tools=[delete_file])
-
-
-def tool_outputs(model: ScriptedModel) -> dict[str, str]:
-    """What the model read back for each call, on its last call."""
-    last = model.last_call
-    assert last is not None
-    return {
-        item["call_id"]: item["output"]
-        for item in last.input
-        if isinstance(item, dict) and item.get("type") == "function_call_output"
-    }
 
 
 async def test_approve_runs_the_tool(svc: ipyask.UserQuestions) -> None:

@@ -28,32 +28,14 @@ import ipyask.host
 from ipyask.integrations import pydantic_ai as bridge
 from ipyask.testing import AlwaysAllow, Approve, Edit, Reject, Respond, ScriptedAnswerer
 
+from ._pydantic_fakes import DeletingModel
+
 deleted: list[str] = []
 
 
-class Model:
-    """A FunctionModel that calls ``delete_file`` once per path, then answers ``done``; it keeps
-    the tool returns it read."""
-
-    def __init__(self, *paths: str) -> None:
-        self.paths = paths
-        self.returns: list[ToolReturnPart] = []
-
-    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if len(messages) == 1:
-            return ModelResponse(
-                parts=[
-                    ToolCallPart("delete_file", {"path": p}, tool_call_id=f"call-{i}")
-                    for i, p in enumerate(self.paths)
-                ]
-            )
-        last = messages[-1]
-        assert isinstance(last, ModelRequest)
-        self.returns = [part for part in last.parts if isinstance(part, ToolReturnPart)]
-        return ModelResponse(parts=[TextPart("done")])
-
-
-def agent(model: Model, *, capabilities: list[Any], output_type: Any = str) -> Agent[None, Any]:
+def agent(
+    model: DeletingModel, *, capabilities: list[Any], output_type: Any = str
+) -> Agent[None, Any]:
     made: Agent[None, Any] = Agent(
         FunctionModel(model), capabilities=capabilities, output_type=output_type
     )
@@ -72,7 +54,7 @@ def _no_files_deleted_yet() -> None:
     deleted.clear()
 
 
-def returned(model: Model) -> dict[str, tuple[str, str | None]]:
+def returned(model: DeletingModel) -> dict[str, tuple[str, str | None]]:
     """``{call id: (content, outcome)}`` of what the model read back."""
     return {
         part.tool_call_id: (str(part.content), getattr(part, "outcome", None))
@@ -81,7 +63,7 @@ def returned(model: Model) -> dict[str, tuple[str, str | None]]:
 
 
 async def test_approve_runs_the_tool(svc: ipyask.UserQuestions) -> None:
-    model = Model("a.txt")
+    model = DeletingModel("a.txt")
     script = ScriptedAnswerer({"delete_file": Approve()})
     script.register(svc)
     result = await agent(model, capabilities=[bridge.approvals(service=svc)]).run("clean up")
@@ -96,7 +78,7 @@ async def test_approve_runs_the_tool(svc: ipyask.UserQuestions) -> None:
 
 
 async def test_edit_runs_the_tool_with_override_args(svc: ipyask.UserQuestions) -> None:
-    model = Model("a.txt")
+    model = DeletingModel("a.txt")
     ScriptedAnswerer({"delete_file": Edit({"path": "b.txt", "force": True})}).register(svc)
     await agent(model, capabilities=[bridge.approvals(service=svc)]).run("clean up")
     assert deleted == ["b.txt"]
@@ -104,7 +86,7 @@ async def test_edit_runs_the_tool_with_override_args(svc: ipyask.UserQuestions) 
 
 
 async def test_reject_with_a_reason_reaches_the_model(svc: ipyask.UserQuestions) -> None:
-    model = Model("a.txt")
+    model = DeletingModel("a.txt")
     ScriptedAnswerer({"delete_file": Reject("it is the only copy")}).register(svc)
     result = await agent(model, capabilities=[bridge.approvals(service=svc)]).run("clean up")
     assert result.output == "done"
@@ -117,7 +99,7 @@ async def test_reject_with_a_reason_reaches_the_model(svc: ipyask.UserQuestions)
 async def test_reject_without_a_reason_gets_pydantic_ais_default(
     svc: ipyask.UserQuestions,
 ) -> None:
-    model = Model("a.txt")
+    model = DeletingModel("a.txt")
     ScriptedAnswerer({"delete_file": Reject()}).register(svc)
     await agent(model, capabilities=[bridge.approvals(service=svc)]).run("clean up")
     assert returned(model) == {"call-0": ("The tool call was denied.", "denied")}
@@ -128,7 +110,7 @@ async def test_decisions_pydantic_ai_has_no_answer_for_are_not_offered(
     svc: ipyask.UserQuestions, reply: Any
 ) -> None:
     ScriptedAnswerer({"delete_file": reply}).register(svc)
-    made = agent(Model("a.txt"), capabilities=[bridge.approvals(service=svc)])
+    made = agent(DeletingModel("a.txt"), capabilities=[bridge.approvals(service=svc)])
     with pytest.raises(ipyask.UserQuestionError, match="does not offer"):
         await made.run("clean up")
     assert deleted == []
@@ -137,7 +119,7 @@ async def test_decisions_pydantic_ai_has_no_answer_for_are_not_offered(
 async def test_several_calls_of_one_turn_are_asked_in_one_batch(
     svc: ipyask.UserQuestions,
 ) -> None:
-    model = Model("a.txt", "b.txt")
+    model = DeletingModel("a.txt", "b.txt")
     script = ScriptedAnswerer({"delete_file": Approve(), "delete_file-2": Reject("not b")})
     script.register(svc)
     await agent(model, capabilities=[bridge.approvals(service=svc)]).run("clean up")
@@ -151,7 +133,7 @@ async def test_several_calls_of_one_turn_are_asked_in_one_batch(
 async def test_resolve_answers_a_run_that_ended_with_deferred_requests(
     svc: ipyask.UserQuestions,
 ) -> None:
-    model = Model("a.txt", "b.txt")
+    model = DeletingModel("a.txt", "b.txt")
     made = agent(model, capabilities=[], output_type=[str, DeferredToolRequests])
     first = await made.run("clean up")
     assert isinstance(first.output, DeferredToolRequests)
