@@ -8,14 +8,13 @@ answer is not saved yet, and the retry runs on the service's injected clock.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
 import ipyask
+from helpers.sqlite_faults import SQLITE_FAULTS
 from ipyask.bridge.panel._texts import NOTICES
 from ipyask.store import SQLiteStore, open_store
 from ipyask.testing import ManualClock, new_database, postgres_stopped, restart_postgres
@@ -121,40 +120,6 @@ async def sqlite_inbox(location: str) -> AsyncIterator[tuple[ipyask.QuestionPane
     store.close()
 
 
-@contextmanager
-def locked(location: str) -> Iterator[None]:
-    """Another connection holds the file's write lock."""
-    other = sqlite3.connect(location, isolation_level=None)
-    other.execute("BEGIN EXCLUSIVE")
-    try:
-        yield
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-
-
-def read_only(store: SQLiteStore) -> Callable[[], None]:
-    """Swap the store's connection for a read-only one (root can write any file it may open;
-    a ``mode=ro`` connection cannot); returns what undoes it."""
-    writable = store._db
-    store._db = sqlite3.connect(
-        f"file:{store.path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
-    )
-
-    def undo() -> None:
-        store._db.close()
-        store._db = writable
-
-    return undo
-
-
-def full(store: SQLiteStore) -> Callable[[], None]:
-    """Let the file grow no more (SQLite then fails as on a full disk)."""
-    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-    store._db.execute(f"PRAGMA max_page_count = {pages}")
-    return lambda: store._db.execute("PRAGMA max_page_count = 1073741823")
-
-
 async def ask_on(location: str) -> tuple[ipyask.Connection, asyncio.Future[Any]]:
     agent = ipyask.connect(location, agent="worker-1")
     big = {**DEPLOY, "questions": [{**DEPLOY["questions"][0], "detail": "x" * 20_000}]}
@@ -171,17 +136,12 @@ async def test_an_answer_the_sqlite_store_cannot_take_says_why_and_is_saved_late
     assert panel.inbox is not None
     store = panel.inbox.store
     assert isinstance(store, SQLiteStore)
-    store._db.execute("PRAGMA busy_timeout = 50")  # a short busy timeout: locked fails fast
     view = View(panel)
     agent, asking = await ask_on(location)
     try:
         [card] = await until(lambda: pending(panel))
-        undo: Callable[[], None] = lambda: None  # noqa: E731
-        with locked(location) if fault == "locked" else contextmanager(lambda: iter([None]))():
-            if fault == "read-only":
-                undo = read_only(store)
-            elif fault == "full":
-                undo = full(store)
+        undo = SQLITE_FAULTS[fault](store)
+        try:
             view.answer(card["key"], YES)
             shown = panel.get_card(card["key"])
             assert view.errors == []
@@ -199,6 +159,7 @@ async def test_an_answer_the_sqlite_store_cannot_take_says_why_and_is_saved_late
             view.answer(card["key"], NO)
             assert [error["code"] for error in view.errors] == ["NOT_SAVED_YET"]
             assert clock.pending == [300]
+        finally:
             undo()
         clock.advance(200)
         assert panel.get_card(card["key"]).status == "answered"

@@ -8,13 +8,13 @@ would not make), and a file not allowed to grow (SQLite's full-disk error).
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import ipyask
+from helpers.sqlite_faults import full, lock, read_only
 from ipyask.store import SQLiteStore, StoreUnavailableError
 
 DEPLOY = {
@@ -22,41 +22,6 @@ DEPLOY = {
         {"id": "q1", "question": "Deploy?", "options": [{"label": "Yes"}, {"label": "No"}]}
     ]
 }
-
-
-def lock(store: SQLiteStore) -> Callable[[], None]:
-    store._db.execute("PRAGMA busy_timeout = 50")  # the asker gives up after 50 ms
-    other = sqlite3.connect(store.path, isolation_level=None)
-    other.execute("BEGIN EXCLUSIVE")
-
-    def undo() -> None:
-        other.execute("ROLLBACK")
-        other.close()
-
-    return undo
-
-
-def read_only(store: SQLiteStore) -> Callable[[], None]:
-    writable = store._db
-    store._db = sqlite3.connect(
-        f"file:{store.path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
-    )
-
-    def undo() -> None:
-        store._db.close()
-        store._db = writable
-
-    return undo
-
-
-def full(store: SQLiteStore) -> Callable[[], None]:
-    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-    store._db.execute(f"PRAGMA max_page_count = {pages}")
-
-    def undo() -> None:
-        store._db.execute("PRAGMA max_page_count = 1073741823")
-
-    return undo
 
 
 FAULTS: dict[str, tuple[Callable[[SQLiteStore], Callable[[], None]], str]] = {
