@@ -215,20 +215,28 @@ class PostgresStore(SQLStore):
             except self._pg.OperationalError as error:
                 if not self._lost():
                     raise
-                log.warning("ipyask: the store %s lost its connection (%s)", self.location, error)
+                log.warning(
+                    "ipyask: the store %s lost its connection (%s)",
+                    self.location,
+                    _without_password(str(error), self.conninfo),
+                )
             self._reconnect()
             try:
                 return operation()
             except self._pg.OperationalError as error:
                 if not self._lost():
                     raise
-                raise StoreUnavailableError(self.location, "unreachable", str(error)) from error
+                raise StoreUnavailableError(
+                    self.location, "unreachable", _without_password(str(error), self.conninfo)
+                ) from error
 
     def _reconnect(self) -> None:
         try:
             self._db = connect(self.conninfo)
         except self._pg.OperationalError as error:
-            raise StoreUnavailableError(self.location, "unreachable", str(error)) from error
+            raise StoreUnavailableError(
+                self.location, "unreachable", _without_password(str(error), self.conninfo)
+            ) from error
 
     @contextmanager
     def _write(self) -> Iterator[psycopg.Connection[Any]]:
