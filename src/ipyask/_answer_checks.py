@@ -13,15 +13,8 @@ from dataclasses import dataclass, field
 from ._decisions import BadAnswerError, answer_problems
 from ._errors import UserQuestionError
 from ._field_problems import FieldProblem, ProblemLanguage, problem_texts
-from ._vocabulary import (
-    ApprovalIntent,
-    AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
-    FormIntent,
-    PlanReviewIntent,
-    ToolApprovalIntent,
-)
+from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
+from .kinds import kind_of
 
 __all__ = ["BatchProblem", "batch_problem", "check_batch"]
 
@@ -61,21 +54,17 @@ def _item_problem(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem
     if len(set(selected)) != len(selected):
         return f"question {question.id} has a label selected twice"
     # A tool approval's or form's chosen label carries its text (checked by answer_errors); a
-    # plan review's decline carries what the person wants changed (ipyask's choice).
+    # plan review's decline carries what the person wants changed (ipyask's choice): the kind
+    # says whether text rides with the chosen label.
     intent = question.intent
-    rich = isinstance(intent, (ToolApprovalIntent, FormIntent))
-    if isinstance(intent, PlanReviewIntent) and selected and selected[0] != intent.approve:
-        rich = True
+    kind = kind_of(intent)
+    rich = kind is not None and kind.text_rides(intent, selected)
     if not question.multi_select:
         if len(selected) > 1:
             return f"question {question.id} takes one option, not {len(selected)}"
         if selected and custom is not None and not rich:
             return f"question {question.id} is single-select: free text replaces the option"
-    if isinstance(intent, ApprovalIntent) and (custom is not None or len(selected) != 1):
-        # ask() lets an approval only be asked alone, untimed, single-select and with its
-        # actions exactly the options: its card offers those actions and nothing else.
-        return "an approval is answered with exactly one of its actions and no free text"
-    return None
+    return None if kind is None else kind.item_problem(question, intent, item)
 
 
 def batch_problem(

@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from ._field_problems import FieldProblem, FieldProblemCode, problem_texts
-from ._vocabulary import WireModel
+from ._wire import WireModel
 from .errors import FormSchemaError
 
 __all__ = [

@@ -8,26 +8,14 @@ the specification shows.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, get_args
+from typing import Any
 
-from ._decisions import DecisionKind
 from ._vocabulary import AskUserQuestionItem
+from .kinds import form, tool_approval
+from .kinds.form import FORM_LABELS
+from .kinds.tool_approval import DECISION_LABELS, DecisionKind
 
 __all__ = ["DECISION_LABELS", "FORM_LABELS", "form_question", "tool_approval_question"]
-
-DECISION_LABELS: dict[DecisionKind, str] = {
-    "approve": "Approve",
-    "always": "Always allow",
-    "edit": "Edit",
-    "reject": "Reject",
-    "respond": "Respond",
-    "never": "Always reject",
-    "stop": "Reject and stop",
-}
-"""The label of each decision of :func:`tool_approval_question`."""
-
-FORM_LABELS = {"accept": "Submit", "decline": "Decline", "cancel": "Cancel"}
-"""The labels of a form's actions."""
 
 
 def tool_approval_question(
@@ -46,24 +34,16 @@ def tool_approval_question(
     is the tool's JSON Schema for its arguments; ``description`` (Markdown) says what the tool
     does.
     """
-    unknown = [kind for kind in decisions if kind not in get_args(DecisionKind)]
-    if unknown or not decisions:
-        raise ValueError(
-            f"decisions must be some of {list(get_args(DecisionKind))}, not {list(decisions)}"
+    return AskUserQuestionItem.model_validate(
+        tool_approval.question_wire(
+            name,
+            arguments,
+            schema=schema,
+            decisions=decisions,
+            description=description,
+            question_id=question_id,
         )
-    labels = {kind: DECISION_LABELS[kind] for kind in DECISION_LABELS if kind in decisions}
-    tool: dict[str, Any] = {"name": name, "arguments": dict(arguments)}
-    if schema is not None:
-        tool["inputSchema"] = dict(schema)
-    item: dict[str, Any] = {
-        "id": question_id,
-        "question": f"Run {name}?",
-        "options": [{"label": label} for label in labels.values()],
-        "intent": {"kind": "tool-approval", "tool": tool, **labels},
-    }
-    if description is not None:
-        item["detail"] = description
-    return AskUserQuestionItem.model_validate(item)
+    )
 
 
 def form_question(
@@ -77,12 +57,6 @@ def form_question(
 
     ``message`` says what is asked and why; the card offers Submit, Decline and Cancel.
     """
-    item: dict[str, Any] = {
-        "id": question_id,
-        "question": message,
-        "options": [{"label": label} for label in FORM_LABELS.values()],
-        "intent": {"kind": "form", "requestedSchema": dict(schema), **FORM_LABELS},
-    }
-    if detail is not None:
-        item["detail"] = detail
-    return AskUserQuestionItem.model_validate(item)
+    return AskUserQuestionItem.model_validate(
+        form.question_wire(message, schema, detail=detail, question_id=question_id)
+    )

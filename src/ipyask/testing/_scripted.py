@@ -15,10 +15,9 @@ from .._vocabulary import (
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionRequest,
-    FormIntent,
-    ToolApprovalIntent,
 )
 from .._waterfall import Next
+from ..kinds import form, kind_of, tool_approval
 
 __all__ = [
     "SKIP",
@@ -167,10 +166,8 @@ class ScriptedAnswerer:
             return self.script[question.id]
         if question.question in self.script:
             return self.script[question.question]
-        intent = question.intent
-        if isinstance(intent, ToolApprovalIntent):
-            return self.script.get(intent.tool.name)
-        return None
+        intent = tool_approval.KIND.of(question.intent)
+        return self.script.get(intent.tool.name) if intent is not None else None
 
     async def __call__(self, request: AskUserQuestionRequest, next: Next) -> AskUserQuestionAnswer:
         replies = [self._reply_for(question) for question in request.questions]
@@ -221,17 +218,27 @@ def _check_labels(question: AskUserQuestionItem, labels: list[str]) -> None:
             )
 
 
+_TOOL_REPLIES = (Approve, AlwaysAllow, Edit, Reject, Respond, AlwaysReject, RejectAndStop)
+_FORM_REPLIES = (Decline, Cancel, Mapping)
+
+
 def _rich_item(question: AskUserQuestionItem, reply: object) -> AskUserQuestionAnswerItem | None:
-    """The item for a tool decision or form reply; ``None`` for the plain replies."""
-    intent = question.intent
-    tool_reply = isinstance(
-        reply, (Approve, AlwaysAllow, Edit, Reject, Respond, AlwaysReject, RejectAndStop)
-    )
-    form_reply = isinstance(reply, (Decline, Cancel, Mapping))
-    if tool_reply and not isinstance(intent, ToolApprovalIntent):
-        raise ValueError(f"the script gives a tool decision to question {question.id}")
-    if form_reply and not isinstance(intent, FormIntent):
-        raise ValueError(f"the script gives form values to question {question.id}")
+    """The item for a tool decision or form reply; ``None`` for the plain replies. Each is
+    written by the question's kind, which must be the reply's."""
+    kind = kind_of(question.intent)
+    name = kind.name if kind is not None else None
+    if isinstance(reply, _TOOL_REPLIES):
+        if name != tool_approval.KIND.name:
+            raise ValueError(f"the script gives a tool decision to question {question.id}")
+        return _tool_item(question, reply)
+    if isinstance(reply, _FORM_REPLIES):
+        if name != form.KIND.name:
+            raise ValueError(f"the script gives form values to question {question.id}")
+        return _form_item(question, reply)
+    return None
+
+
+def _tool_item(question: AskUserQuestionItem, reply: object) -> AskUserQuestionAnswerItem:
     if isinstance(reply, Approve):
         return tool_answer_item(question, "approve")
     if isinstance(reply, AlwaysAllow):
@@ -244,12 +251,14 @@ def _rich_item(question: AskUserQuestionItem, reply: object) -> AskUserQuestionA
         return tool_answer_item(question, "respond", message=reply.text)
     if isinstance(reply, AlwaysReject):
         return tool_answer_item(question, "never", message=reply.message)
-    if isinstance(reply, RejectAndStop):
-        return tool_answer_item(question, "stop", message=reply.message)
+    assert isinstance(reply, RejectAndStop)
+    return tool_answer_item(question, "stop", message=reply.message)
+
+
+def _form_item(question: AskUserQuestionItem, reply: object) -> AskUserQuestionAnswerItem:
     if isinstance(reply, Decline):
         return form_answer_item(question, "decline")
     if isinstance(reply, Cancel):
         return form_answer_item(question, "cancel")
-    if isinstance(reply, Mapping):
-        return form_answer_item(question, "accept", dict(reply))
-    return None
+    assert isinstance(reply, Mapping)
+    return form_answer_item(question, "accept", dict(reply))

@@ -9,23 +9,18 @@ synced state can only come from :func:`~ipyask.widget._markdown.render_markdown`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import Field, model_validator
 
-from .._decisions import DecisionKind
-from .._form_schema import FormSchema, FormSchemaError, parse_form_schema
-from .._vocabulary import (
-    ApprovalIntent,
-    AskUserQuestionAnswer,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-    FormIntent,
-    PlanReviewIntent,
-    ToolApprovalIntent,
-    WireModel,
-)
-from ._markdown import is_safe_icon_url, render_markdown
+from .._markdown import render_markdown
+from .._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, WireModel
+from ..kinds import kind_of
+from ..kinds.approval import ApprovalPresentation
+from ..kinds.form import FormPresentation
+from ..kinds.generic import GenericPresentation
+from ..kinds.plan_review import PlanReviewPresentation
+from ..kinds.tool_approval import ToolApprovalPresentation, ToolDecisionOption
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -94,75 +89,6 @@ class CountdownFrame(WireModel):
     """Monotonic per widget; a view anchors a frame only once (the highest ``seq`` wins)."""
 
 
-class GenericPresentation(WireModel):
-    """The generic flow: options, free text, Skip, pager and Next / Submit."""
-
-    kind: Literal["generic"] = "generic"
-
-
-class PlanReviewPresentation(WireModel):
-    """A plan review (semantics §6.8): the plan as Markdown, Approve and the decline option."""
-
-    kind: Literal["plan-review"] = "plan-review"
-    approve: AskUserQuestionOption
-    decline: AskUserQuestionOption | None = None
-    """The first other option; without one the card offers "Request changes" (close)."""
-
-
-class ApprovalPresentation(WireModel):
-    """An approval card: subject, localized question and detail, Reject / Approve / Always."""
-
-    kind: Literal["approval"] = "approval"
-    approve: str
-    reject: str
-    always: str | None = None
-    subject_name: str | None = None
-    subject_icon: str | None = None
-    """Only ``https:``, ``http:`` or ``data:image/`` URLs; any other icon is left out."""
-    question: dict[str, str]
-    """Localized question; always has ``en`` (the item's question when no display is given)."""
-    detail_html: dict[str, str] | None = None
-    """Localized detail rendered as Markdown; ``en`` present when the map is."""
-    approve_label: dict[str, str] | None = None
-    """Localized limited-grant label; without it the card says "Allow once"."""
-
-
-class ToolDecisionOption(WireModel):
-    """One decision a tool-approval card offers: its kind (the card's wording) and label."""
-
-    kind: DecisionKind
-    label: str
-
-
-class ToolApprovalPresentation(WireModel):
-    """ipyask extension: a tool call to approve, with its arguments and allowed decisions.
-
-    The tool's description is the question's ``detail`` (``view.detailHtml``).
-    """
-
-    kind: Literal["tool-approval"] = "tool-approval"
-    tool_name: str
-    arguments: dict[str, Any]
-    decisions: list[ToolDecisionOption]
-    """In the order approve, always, edit, reject, respond, never, stop."""
-    edit_form: FormSchema | None = None
-    """The edit form, when the tool's schema is a flat object of form fields; else the card
-    edits the arguments as JSON."""
-    has_schema: bool = False
-    """Whether the kernel checks edited arguments against a tool schema."""
-
-
-class FormPresentation(WireModel):
-    """ipyask extension: a form of typed fields with Submit and, when offered, Decline and
-    Cancel."""
-
-    kind: Literal["form"] = "form"
-    form: FormSchema
-    accept: str
-    decline: str | None = None
-    cancel: str | None = None
-
-
 Presentation = Annotated[
     GenericPresentation
     | PlanReviewPresentation
@@ -171,6 +97,7 @@ Presentation = Annotated[
     | FormPresentation,
     Field(discriminator="kind"),
 ]
+"""A card's presentation: one per kind of :mod:`ipyask.kinds`, by ``kind``."""
 
 
 class CardView(WireModel):
@@ -341,96 +268,6 @@ class Card(WireModel):
         return CardView(presentation=presentation, detail_html=details).to_wire()
 
 
-def _plan_review(question: AskUserQuestionItem) -> PlanReviewPresentation | None:
-    intent = question.intent
-    if not isinstance(intent, PlanReviewIntent) or question.detail is None:
-        return None
-    options = question.options or []
-    if question.multi_select or len(options) > 2:
-        return None
-    approve = next((option for option in options if option.label == intent.approve), None)
-    if approve is None:
-        return None
-    decline = next((option for option in options if option is not approve), None)
-    return PlanReviewPresentation(approve=approve, decline=decline)
-
-
-def _approval(question: AskUserQuestionItem, wait: WaitKind) -> ApprovalPresentation | None:
-    intent = question.intent
-    if not isinstance(intent, ApprovalIntent) or question.detail is None:
-        return None
-    if question.multi_select or wait == "timed":
-        return None
-    labels = [intent.reject, intent.approve] + ([intent.always] if intent.always else [])
-    offered = [option.label for option in question.options or []]
-    if len(set(labels)) != len(labels) or sorted(offered) != sorted(labels):
-        return None
-    display = intent.display
-    subject = intent.subject
-    icon = subject.icon if subject is not None else None
-    return ApprovalPresentation(
-        approve=intent.approve,
-        reject=intent.reject,
-        always=intent.always,
-        subject_name=subject.name if subject is not None else None,
-        subject_icon=icon if icon is not None and is_safe_icon_url(icon) else None,
-        question=dict(display.question) if display is not None else {"en": question.question},
-        detail_html=(
-            {locale: render_markdown(text) for locale, text in display.detail.items()}
-            if display is not None and display.detail is not None
-            else None
-        ),
-        approve_label=dict(display.approve) if display and display.approve else None,
-    )
-
-
-def _labels_match(question: AskUserQuestionItem, labels: list[str]) -> bool:
-    offered = [option.label for option in question.options or []]
-    return (
-        not question.multi_select
-        and len(set(labels)) == len(labels)
-        and sorted(offered) == sorted(labels)
-    )
-
-
-def _parsed_form(schema: dict[str, Any] | None) -> FormSchema | None:
-    if schema is None:
-        return None
-    try:
-        return parse_form_schema(schema)
-    except FormSchemaError:
-        return None
-
-
-def _tool_approval(question: AskUserQuestionItem) -> ToolApprovalPresentation | None:
-    intent = question.intent
-    if not isinstance(intent, ToolApprovalIntent):
-        return None
-    decisions = intent.decision_labels()
-    if not decisions or not _labels_match(question, list(decisions.values())):
-        return None
-    schema = intent.tool.input_schema
-    return ToolApprovalPresentation(
-        tool_name=intent.tool.name,
-        arguments=intent.tool.arguments,
-        decisions=[ToolDecisionOption(kind=k, label=label) for k, label in decisions.items()],
-        edit_form=_parsed_form(schema) if "edit" in decisions else None,
-        has_schema=schema is not None,
-    )
-
-
-def _form(question: AskUserQuestionItem) -> FormPresentation | None:
-    intent = question.intent
-    if not isinstance(intent, FormIntent):
-        return None
-    form = _parsed_form(intent.requested_schema)
-    if form is None or not _labels_match(question, list(intent.action_labels().values())):
-        return None
-    return FormPresentation(
-        form=form, accept=intent.accept, decline=intent.decline, cancel=intent.cancel
-    )
-
-
 def present(questions: list[AskUserQuestionItem], wait: WaitKind) -> Presentation:
     """Choose the presentation: plan review or approval when eligible, else the generic flow.
 
@@ -442,14 +279,10 @@ def present(questions: list[AskUserQuestionItem], wait: WaitKind) -> Presentatio
     """
     if len(questions) == 1 and questions[0].intent is not None:  # each needs an intent
         question = questions[0]
-        found: Presentation | None = (
-            _plan_review(question)
-            or _approval(question, wait)
-            or _tool_approval(question)
-            or _form(question)
-        )
+        kind = kind_of(question.intent)
+        found = None if kind is None else kind.present(question, question.intent, wait == "timed")
         if found is not None:
-            return found
+            return cast("Presentation", found)
     return _GENERIC
 
 

@@ -8,16 +8,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..._clock import Clock, TimerHandle
-from ..._form_schema import parse_form_schema
-from ..._vocabulary import (
-    ApprovalIntent,
-    AskUserQuestionAnswer,
-    AskUserQuestionItem,
-    FormIntent,
-    PlanReviewIntent,
-    ToolApprovalIntent,
-)
-from ...errors import FormSchemaError
+from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
+from ...kinds import kind_of
 from ...widget import QuestionWidget
 from ._texts import RECORD_WORDS, Language, RecordWord, fill
 
@@ -42,28 +34,10 @@ def escape_markdown(text: str) -> str:
 
 
 def _marked(question: AskUserQuestionItem, selected: list[str]) -> RecordWord | None:
-    """What a decision-card answer means, in plain words, when it is a no (else ``None``)."""
-    intent = question.intent
-    if intent is None:  # a plain question (most)
-        return None
-    if isinstance(intent, ApprovalIntent):
-        return "rejected" if intent.reject is not None and intent.reject in selected else None
-    if isinstance(intent, ToolApprovalIntent):
-        refusals = (intent.reject, intent.never, intent.stop)
-        return "rejected" if any(r is not None and r in selected for r in refusals) else None
-    if isinstance(intent, PlanReviewIntent):
-        return "not-approved" if selected and intent.approve not in selected else None
-    if isinstance(intent, FormIntent):
-        if intent.decline is not None and intent.decline in selected:
-            return "declined"
-        if intent.cancel is not None and intent.cancel in selected:
-            return "dismissed"
-    return None
-
-
-def _shown(value: object) -> str:
-    """A value as a person reads it: text as it is, anything else as compact JSON."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    """What a decision-card answer means, in plain words, when it is a no (else ``None``): the
+    question's kind says."""
+    kind = kind_of(question.intent)
+    return None if kind is None else kind.mark(question.intent, selected)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -77,44 +51,15 @@ def _json_object(text: str) -> dict[str, Any] | None:
 def _in_words(question: AskUserQuestionItem, selected: list[str], custom: str) -> str | None:
     """An edit's or a submitted form's JSON text as a person reads it (the card says the same):
     each changed argument (a removed one struck through), or each value under its field's title
-    and a choice under its option's title. ``None`` for any other answer."""
-    intent = question.intent
+    and a choice under its option's title. ``None`` for any other answer. The question's kind
+    writes the words."""
+    kind = kind_of(question.intent)
+    if kind is None:
+        return None
     values = _json_object(custom)
     if values is None:
         return None
-    if isinstance(intent, ToolApprovalIntent) and intent.edit in selected:
-        proposed = intent.tool.arguments
-        names = [
-            n for n in {**proposed, **values} if proposed.get(n, _GONE) != values.get(n, _GONE)
-        ]
-        return ", ".join(
-            f"{escape_markdown(n)} → {escape_markdown(_shown(values[n]))}"
-            if n in values
-            else f"~~{escape_markdown(n)}~~"
-            for n in names
-        )
-    if isinstance(intent, FormIntent) and intent.accept in selected:
-        try:
-            fields = parse_form_schema(intent.requested_schema).fields
-        except FormSchemaError:
-            return None
-        parts = []
-        for field in fields:
-            if field.name not in values:
-                continue
-            titles = {o.value: o.title for o in getattr(field, "options", [])}
-            value = values[field.name]
-            chosen = value if isinstance(value, list) else [value]
-            text = ", ".join(
-                _shown(titles.get(v) or v) if isinstance(v, str) else _shown(v) for v in chosen
-            )
-            parts.append(f"{escape_markdown(field.title or field.name)}: {escape_markdown(text)}")
-        return " · ".join(parts)
-    return None
-
-
-_GONE = object()
-"""An argument an edit left out (``None`` is a value)."""
+    return kind.words(question.intent, selected, values, escape_markdown)
 
 
 def _values(
