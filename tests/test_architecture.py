@@ -162,3 +162,79 @@ def test_ipyask_takes_the_bridge_api_from_the_bridge() -> None:
 def test_every_bridge_module_names_what_it_exports(name: str) -> None:
     module = importlib.import_module(name)
     assert all(hasattr(module, attr) for attr in module.__all__)
+
+
+KINDS_MAY_NOT_IMPORT = ("ipyask._vocabulary", "ipyask.widget", "ipyask.bridge")
+PRESENTATIONS = PACKAGE / "widget" / "js" / "presentations"
+SHARED_PRESENTATION_PARTS = {
+    # Used by several presentations, not a kind of their own.
+    "generic-flow.js": "the generic flow's pager and answers, shared by the kinds' fallbacks",
+    "settled.js": "how a settled card of any kind shows its outcome",
+    "tool-screens.js": "the tool approval's edit and reply screens",
+}
+
+
+def _kind_imports_above(graph: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """Each (kind module, module) where a module of ``ipyask.kinds`` imports the vocabulary,
+    the widget or the bridge."""
+    return {
+        (module, target)
+        for module, targets in graph.items()
+        if module == "ipyask.kinds" or module.startswith("ipyask.kinds.")
+        for target in targets
+        if any(target == above or target.startswith(f"{above}.") for above in KINDS_MAY_NOT_IMPORT)
+    }
+
+
+def test_no_kind_imports_the_vocabulary_the_widget_or_the_bridge() -> None:
+    """A kind is a slice from the bottom: whatever serves every kind imports it, not the reverse."""
+    assert "ipyask.kinds.tool_approval" in GRAPH
+    assert _kind_imports_above(GRAPH) == set()
+
+
+def test_a_kind_importing_the_widget_is_found() -> None:
+    graph = {"ipyask.kinds.form": ["ipyask._wire", "ipyask.widget._cards"], "ipyask.x": []}
+    graph["ipyask.kinds"] = ["ipyask._vocabulary"]
+    assert _kind_imports_above(graph) == {
+        ("ipyask.kinds.form", "ipyask.widget._cards"),
+        ("ipyask.kinds", "ipyask._vocabulary"),
+    }
+
+
+def _kind_files(kinds: list[str], files: list[str]) -> tuple[set[str], set[str]]:
+    """(kinds without a presentation module, presentation modules without a kind): a kind
+    ``plan-review`` is presented by ``plan-review.js``; the shared parts are no kind's."""
+    expected = {f"{kind}.js" for kind in kinds}
+    found = {name for name in files if name.endswith(".js")} - set(SHARED_PRESENTATION_PARTS)
+    return expected - found, found - expected
+
+
+def test_every_kind_has_its_presentation_module_and_every_presentation_its_kind() -> None:
+    from ipyask.kinds import KINDS
+
+    files = sorted(path.name for path in PRESENTATIONS.iterdir())
+    assert set(SHARED_PRESENTATION_PARTS) <= set(files)
+    assert _kind_files(list(KINDS), files) == (set(), set())
+    for name, kind in KINDS.items():
+        module = importlib.import_module(f"ipyask.kinds.{name.replace('-', '_')}")
+        assert module.KIND is kind
+        assert kind.presentation.model_fields["kind"].default == name
+
+
+def test_a_kind_without_its_presentation_module_is_found() -> None:
+    files = ["generic.js", "settled.js", "poll.js", "plan-review.css"]
+    assert _kind_files(["generic", "choose-file"], files) == ({"choose-file.js"}, {"poll.js"})
+
+
+def test_the_vocabulary_and_the_card_serve_every_kind() -> None:
+    from typing import get_args
+
+    from ipyask import _vocabulary
+    from ipyask.kinds import KINDS
+    from ipyask.widget import _cards
+
+    intents = {kind.intent for kind in KINDS.values() if kind.intent is not None}
+    union = get_args(get_args(_vocabulary.AskUserQuestionIntent)[0])
+    assert {get_args(member)[0] for member in union} == {*intents, _vocabulary.UnknownIntent}
+    presentations = set(get_args(get_args(_cards.Presentation)[0]))
+    assert presentations == {kind.presentation for kind in KINDS.values()}
