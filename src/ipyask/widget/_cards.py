@@ -281,7 +281,7 @@ def present(questions: list[AskUserQuestionItem], wait: WaitKind) -> Presentatio
         question = questions[0]
         kind = kind_of(question.intent)
         found = None if kind is None else kind.present(question, question.intent, wait == "timed")
-        if found is not None:
+        if found is not None:  # a kind presents with its own member of the union (tested)
             return cast("Presentation", found)
     return _GENERIC
 

@@ -1,0 +1,36 @@
+"""The table of question kinds: an intent finds its kind by ``kind``, and only a known one does."""
+
+from __future__ import annotations
+
+import pytest
+
+from ipyask import AskUserQuestionItem, AskUserQuestionRequest
+from ipyask._intents import check_intents
+from ipyask.host import UnknownIntent, form_question, tool_approval_question
+from ipyask.kinds import KINDS, kind_of
+from ipyask.widget import Card
+
+
+def test_a_known_intent_finds_its_kind() -> None:
+    tool = tool_approval_question("write", {"path": "a"})
+    form = form_question("Book", {"type": "object", "properties": {}})
+    assert kind_of(tool.intent) is KINDS["tool-approval"]
+    assert kind_of(form.intent) is KINDS["form"]
+    assert kind_of(None) is None
+
+
+@pytest.mark.parametrize("name", ["generic", "choose-file"])
+def test_an_unknown_intent_finds_no_kind_even_named_generic(name: str) -> None:
+    question = AskUserQuestionItem.model_validate(
+        {"id": "q", "question": "?", "options": [{"label": "A"}], "intent": {"kind": name}}
+    )
+    assert isinstance(question.intent, UnknownIntent)
+    assert kind_of(question.intent) is None
+    check_intents(AskUserQuestionRequest(questions=[question]))  # a hint only: never refused
+    card = Card(key="k", questions=[question])
+    assert card.to_wire()["view"]["presentation"] == {"kind": "generic"}
+
+
+def test_an_unknown_intent_carrying_a_known_kind_name_is_not_served_by_that_kind() -> None:
+    # Built directly (validation routes the name "form" to FormIntent): it is not a form.
+    assert kind_of(UnknownIntent(kind="form")) is None
