@@ -34,3 +34,14 @@ def test_an_unknown_intent_finds_no_kind_even_named_generic(name: str) -> None:
 def test_an_unknown_intent_carrying_a_known_kind_name_is_not_served_by_that_kind() -> None:
     # Built directly (validation routes the name "form" to FormIntent): it is not a form.
     assert kind_of(UnknownIntent(kind="form")) is None
+
+
+def test_importing_ipyask_does_not_load_the_markdown_renderer() -> None:
+    """The kinds load with the vocabulary; markdown-it loads with the first card that needs it
+    (an agent process that only asks never renders Markdown)."""
+    import subprocess
+    import sys
+
+    code = "import sys, ipyask\nassert 'markdown_it' not in sys.modules\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

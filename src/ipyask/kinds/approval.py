@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import field_validator
 
-from .. import _errors, _markdown, _wire
+from .. import _errors, _wire
 from . import _common
 
 __all__ = [
@@ -120,6 +120,8 @@ def present(
 ) -> ApprovalPresentation | None:
     """The approval card, for an untimed single-select question with a ``detail`` whose
     options are exactly its distinct actions."""
+    from .. import _markdown  # markdown-it loads with the first card, not with ipyask
+
     if question.detail is None:
         return None
     if question.multi_select or timed:
