@@ -56,7 +56,8 @@ async def test_a_question_asked_through_connect_is_answered_on_the_inbox(
         # a re-run asking the same call id gets the recorded answer at once
         assert (await conn.ask(DEPLOY, call_id="step-12")).to_wire() == YES
     assert view.errors == []
-    assert inbox.records == ["**Answered**: Deploy? → **Yes**"]  # no call id
+    # no call id; who answered, in which door
+    assert inbox.records == ["**Answered** by ada in the inbox widget: Deploy? → **Yes**"]
 
 
 async def test_questions_open_before_the_panel_are_shown_when_it_opens(location: str) -> None:

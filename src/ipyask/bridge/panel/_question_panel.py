@@ -107,7 +107,7 @@ class QuestionPanel(QuestionWidget):
             )
         )
         self._dispatcher = ViewMessageDispatcher(
-            self, self._held, self.claims, self.continued, self.inbox
+            self, self._held, self.claims, self.continued, self.inbox, self._cell_views.door_of
         )
         self.on_view_message(self._receive)
         self._off = service.on_request(self._answer, agent=agent)
@@ -191,6 +191,9 @@ class QuestionPanel(QuestionWidget):
             return
         # The agent gets the answer first; the card turns answered right after. Until then the
         # request stays held, so a second answer is refused as ALREADY_ANSWERED.
+        by = held.settlement.answered_by
+        if by is not None:  # a durable question's record says who answered, and where
+            self.service.attribute(held.request, by)
         run_after(held.followups, lambda: self._answered(held, outcome))
         if not answering.done():
             answering.set_result(outcome)
@@ -218,7 +221,13 @@ class QuestionPanel(QuestionWidget):
     def _answered(self, held: HeldRequest, answer: AskUserQuestionAnswer) -> None:
         if self._held.get(held.key) is held:
             del self._held[held.key]
-        self._outcomes.mark(held.key, "answered", answer=answer, questions=held.questions)
+        self._outcomes.mark(
+            held.key,
+            "answered",
+            answer=answer,
+            questions=held.questions,
+            by=held.settlement.answered_by,
+        )
 
     def _settled_without_answer(self, held: HeldRequest) -> None:
         signal = held.request.signal
