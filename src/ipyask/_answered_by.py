@@ -20,7 +20,7 @@ import os
 import socket
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -55,17 +55,8 @@ of :meth:`UserQuestions.respond` / ``cancel`` in code (``api``), a claim through
 :func:`ipyask.connect`'s ``answer`` / ``cancel`` (``store-claim``), an approval rule (``rule``) or a
 countdown that ran out (``timeout``)."""
 
-DOORS: tuple[Door, ...] = (
-    "cell-view",
-    "panel",
-    "inbox-widget",
-    "inbox-page",
-    "mcp-client",
-    "api",
-    "store-claim",
-    "rule",
-    "timeout",
-)
+DOORS: tuple[Door, ...] = get_args(Door)
+"""Every door, in the order :data:`Door` lists them."""
 
 USER_VARIABLE = "IPYASK_USER"
 """The environment variable that names who answers from this process, when set (a shared

@@ -102,6 +102,7 @@ def _source(record: QuestionRecord) -> CardSource:
         process=record.origin,
         asked_at=record.asked_at,
         earlier=process_ended(record.origin),
+        assignee=record.assignee,
     )
 
 

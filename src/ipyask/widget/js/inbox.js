@@ -7,17 +7,18 @@
  */
 
 import { h } from "./dom.js";
+import { fill } from "./strings.js";
 
 /**
  * @import { Card } from "./types.js"
  * @import { CardController } from "./card/controller.js"
  * @typedef {{agent?: string, session: string, process?: string, askedAt?: number,
- *   earlier?: boolean}} Source
+ *   earlier?: boolean, assignee?: string}} Source
  */
 
 const TEXTS = {
-  en: { filter: "Filter questions by agent, process or text", ended: "ended" },
-  zh: { filter: "按代理、进程或文字筛选问题", ended: "已结束" },
+  en: { filter: "Filter questions by agent, process, assignee or text", ended: "ended", assigned: "for {name} to answer" },
+  zh: { filter: "按代理、进程、被指派人或文字筛选问题", ended: "已结束", assigned: "指派给 {name} 回答" },
 };
 
 /** @param {Card} card */
@@ -61,7 +62,7 @@ export function arrange(cards) {
 /** @param {Card} card */
 function text(card) {
   const source = sourceOf(card);
-  const parts = [source?.agent, source?.session, source?.process, card.callId];
+  const parts = [source?.agent, source?.session, source?.process, source?.assignee, card.callId];
   for (const question of card.questions) parts.push(question.header, question.question);
   return parts.filter(Boolean).join(" ").toLowerCase();
 }
@@ -108,7 +109,10 @@ export class InboxBar {
       any = true;
       const group = groupKey(source);
       const label = source.earlier ? `${group} · ${texts.ended}` : group;
-      if (group !== previous) el.setAttribute("data-ipyask-group", label);
+      // A card only one person may answer says whose it is, in its group or on its own.
+      const assigned = typeof source.assignee === "string" ? fill(texts.assigned, { name: source.assignee }) : "";
+      if (group !== previous) el.setAttribute("data-ipyask-group", assigned ? `${label} · ${assigned}` : label);
+      else if (assigned) el.setAttribute("data-ipyask-group", assigned);
       else el.removeAttribute("data-ipyask-group");
       previous = group;
       el.classList.toggle("ipyask-card--filtered", this.query !== "" && !text(card).includes(this.query));

@@ -379,7 +379,8 @@ var ERRORS = {
     REPLY_QUEUED: "An answer to this question already waits for the agent's next step.",
     CALLER_NOT_LIVE: "The agent that asked has ended, so it cannot take this answer.",
     DELEGATED_CALLER: "Another agent now runs the agent that asked, so it cannot take this answer here.",
-    HELD: "You are taking time: the question waits for your answer."
+    HELD: "You are taking time: the question waits for your answer.",
+    NOT_ASSIGNEE: "This question is assigned to someone else: only they may answer it."
   },
   zh: {
     ALREADY_ANSWERED: "这个问题已在这里或另一个视图中回答过了。",
@@ -390,7 +391,8 @@ var ERRORS = {
     REPLY_QUEUED: "这个问题已有一个回答在等待智能体的下一步。",
     CALLER_NOT_LIVE: "提问的智能体已结束，无法接收这个回答。",
     DELEGATED_CALLER: "提问的智能体现由另一个智能体管理，这里无法把回答交给它。",
-    HELD: "你正在慢慢回答：这个问题会等你。"
+    HELD: "你正在慢慢回答：这个问题会等你。",
+    NOT_ASSIGNEE: "这个问题已指派给其他人：只有被指派的人可以回答。"
   }
 };
 function errorText(code, message, lang) {
@@ -3189,8 +3191,8 @@ function refusalTone(p, chosen) {
 
 // src/ipyask/widget/js/inbox.js
 var TEXTS = {
-  en: { filter: "Filter questions by agent, process or text", ended: "ended" },
-  zh: { filter: "按代理、进程或文字筛选问题", ended: "已结束" }
+  en: { filter: "Filter questions by agent, process, assignee or text", ended: "ended", assigned: "for {name} to answer" },
+  zh: { filter: "按代理、进程、被指派人或文字筛选问题", ended: "已结束", assigned: "指派给 {name} 回答" }
 };
 function sourceOf(card) {
   const source = (
@@ -3222,7 +3224,7 @@ function arrange(cards) {
 }
 function text(card) {
   const source = sourceOf(card);
-  const parts = [source?.agent, source?.session, source?.process, card.callId];
+  const parts = [source?.agent, source?.session, source?.process, source?.assignee, card.callId];
   for (const question of card.questions) parts.push(question.header, question.question);
   return parts.filter(Boolean).join(" ").toLowerCase();
 }
@@ -3267,7 +3269,9 @@ var InboxBar = class {
       any = true;
       const group = groupKey(source);
       const label = source.earlier ? `${group} · ${texts.ended}` : group;
-      if (group !== previous) el.setAttribute("data-ipyask-group", label);
+      const assigned = typeof source.assignee === "string" ? fill(texts.assigned, { name: source.assignee }) : "";
+      if (group !== previous) el.setAttribute("data-ipyask-group", assigned ? `${label} · ${assigned}` : label);
+      else if (assigned) el.setAttribute("data-ipyask-group", assigned);
       else el.removeAttribute("data-ipyask-group");
       previous = group;
       el.classList.toggle("ipyask-card--filtered", this.query !== "" && !text(card).includes(this.query));
