@@ -517,6 +517,7 @@ class DurableAsks:
     def _forget(self, request_id: str) -> None:
         with self._lock:
             waiter = self._waiters.pop(request_id, None)
+            self._attributions.pop(request_id, None)  # settled elsewhere before its answerer
         store = waiter.session.store if waiter is not None else None
         if waiter is not None and store is not None:
             watch = self._watches.get(id(store))
