@@ -12,7 +12,8 @@ Event shapes (wire form, camelCase; dicts are validated into these models on app
                      ``isError`` (default false), ``error`` (``{name?, code?, message?}``)
 ``tool/ptc-dispatch`` ``callId`` (the ``run_code`` call), ``subCallId``, ``name``, ``arguments``
                      (object or JSON text), ``content``, ``isError``
-``user/message``     ``messageId``, ``source`` (``{kind, callId?, outcome?}``), ``content``
+``user/message``     ``messageId``, ``source`` (``{kind, callId?, outcome?, answeredBy?}``),
+                     ``content``
 ``turn/start``       ``turn``
 ``turn/end``         ``turn``
 ``user-questions/asked``     ``id``, ``callId``, ``questions`` (wire-form question items),
@@ -131,6 +132,8 @@ class MessageSource(WireEvent):
     kind: str
     call_id: str | None = None
     outcome: str | None = None
+    answered_by: AnsweredBy | None = None
+    """Who gave a late reply, when, through which door, having seen which card."""
 
 
 class UserMessageEvent(WireEvent):

@@ -12,7 +12,7 @@ from typing import Any
 from ._abort import AbortController, AbortSignal
 from ._agents import Agent, AgentRegistry
 from ._answer_checks import check_batch
-from ._answered_by import AnsweredBy, Door
+from ._answered_by import AnsweredBy, Door, answered_by
 from ._clock import Clock, LoopClock, call_on_loop
 from ._durable import DurableAsks, Target
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
@@ -295,7 +295,13 @@ class UserQuestions:
 
     # -- late replies ------------------------------------------------------------------------
     def answer(
-        self, agent: Agent, call_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any]
+        self,
+        agent: Agent,
+        call_id: str,
+        answer: AskUserQuestionAnswer | Mapping[str, Any],
+        *,
+        who: str | None = None,
+        door: Door = "api",
     ) -> bool:
         """Answer a continued question: steer the reply into the agent's session.
 
@@ -310,6 +316,9 @@ class UserQuestions:
         at once (the projection settles the call with it; :meth:`reply_kept` is then true). A
         root agent that has left the registry after its readers ended (a closed MCP server's)
         can still have an answer kept; otherwise a non-live agent raises ``CALLER_NOT_LIVE``.
+
+        The reply's source says who gave it (``who``, default the environment's identity),
+        through ``door``, with the digest of the question's card.
         """
         self._assert_may_answer(agent)
         batch = (
@@ -326,7 +335,8 @@ class UserQuestions:
             if self._replies.waiting(session, call_id):
                 raise UserQuestionError.of("REPLY_QUEUED")
             check_batch(row.questions, batch, call_id)
-            message = reply_message(row, batch)
+            shown = [question.to_wire() for question in row.questions]
+            message = reply_message(row, batch, answered_by(door, shown, who=who))
             if self._readers.reader(session) == "nobody":
                 self._readers.keep(session, call_id)  # before the event: its views ask
                 session.append(message.to_event())

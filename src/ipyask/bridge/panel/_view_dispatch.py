@@ -201,7 +201,8 @@ class ViewMessageDispatcher:
             problem = batch_problem(self._widget.store.card(message.key), message.answer)
             if problem is not None:
                 raise Refused.bad_answer(problem)
-            if not self._continued.answer(message.key, message.answer):
+            door = self._door_of(message.view_id) if self._door_of else "panel"
+            if not self._continued.answer(message.key, message.answer, door):
                 raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
             return
         if self._inbox is not None and self._inbox_card(message.key):
