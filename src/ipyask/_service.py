@@ -132,6 +132,12 @@ class UserQuestions:
         agent = request.agent
         if agent is not None:
             self._assert_live_root(agent)
+        if request.assignee is not None and not request.durable:
+            raise ValueError(
+                f"assignee {request.assignee!r} needs a durable ask (an agent and a callId, no "
+                "wait): only a question recorded in a store or session can be kept for one "
+                "person. Ask with ipyask.connect(...).ask(..., assignee=...) or drop the assignee."
+            )
         check_intents(request)
         if agent is not None and request.durable:
             try:

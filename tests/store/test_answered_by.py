@@ -174,3 +174,15 @@ async def test_an_assignee_in_the_request_is_kept_and_an_empty_one_refused(
         await conn.ask({"questions": QUESTIONS}, "c2", assignee=" ")
     await conn.aclose()
     await svc.aclose()
+
+
+async def test_an_assignee_on_a_question_that_is_not_durable_is_refused(
+    open_at: Callable[[], Store],
+) -> None:
+    svc, agent = asker(open_at())
+    with pytest.raises(ValueError, match="assignee 'ada' needs a durable ask"):
+        await svc.ask({"questions": QUESTIONS, "agent": agent, "assignee": "ada"})
+    with pytest.raises(ValueError, match="needs a durable ask"):
+        await svc.ask_timed({**request(agent), "assignee": "ada"}, "c9", 1000)
+    assert svc.pending() == []  # nothing recorded
+    await svc.aclose()
