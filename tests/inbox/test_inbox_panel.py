@@ -287,6 +287,7 @@ async def test_an_assigned_question_is_refused_to_anyone_else_on_the_inbox_card(
     async with ipyask.connect(location, agent="w") as conn:
         asking = asyncio.ensure_future(conn.ask(DEPLOY, call_id="c1", assignee="bob"))
         [card] = await until(lambda: pending(inbox))
+        assert inbox.answerer == "ada"  # the inbox offers "Only mine" for ada
         view.answer(card["key"], YES)  # this kernel's user is ada
         [error] = await until(lambda: view.errors)
         assert error["code"] == "NOT_ASSIGNEE"

@@ -71,8 +71,21 @@ def test_an_assigned_inbox_card_says_whose_it_is_and_the_filter_finds_it(wpage) 
     expect(wpage.card("w-1")).to_be_visible()
     assert keys(wpage) == ["w-3", "w-2", "w-1"]
     assert groups(wpage) == ["worker · host:worker · for bob to answer", "for ada to answer"]
-    wpage.page.get_by_role("searchbox").fill("ada")  # mine
+    mine = wpage.page.get_by_role("checkbox", name="Only mine")
+    expect(mine).to_be_hidden()  # nobody known answers through this widget
+    wpage.page.get_by_role("searchbox").fill("ada")  # the filter finds an assignee's
     expect(wpage.card("w-1")).to_be_visible()
     expect(wpage.card("w-2")).to_be_hidden()
     expect(wpage.card("w-3")).to_be_hidden()
+    wpage.page.get_by_role("searchbox").fill("")
+    wpage.page.evaluate("() => window.__model.set('answerer', 'bob')")  # bob answers here
+    expect(mine).to_be_visible()
+    expect(wpage.page.get_by_text("Only mine (bob)")).to_be_visible()
+    mine.check()  # mine: only what is assigned to bob
+    expect(wpage.card("w-3")).to_be_visible()
+    expect(wpage.card("w-1")).to_be_hidden()
+    expect(wpage.card("w-2")).to_be_hidden()
     assert wpage.axe() == []
+    mine.uncheck()  # everyone's
+    expect(wpage.card("w-1")).to_be_visible()
+    expect(wpage.card("w-2")).to_be_visible()

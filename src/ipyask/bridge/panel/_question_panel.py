@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from ..._agents import Agent
+from ..._answered_by import environment_identity
 from ..._errors import UserQuestionError
 from ..._followups import current_followups, run_after
 from ..._service import UserQuestions
@@ -106,6 +107,7 @@ class QuestionPanel(QuestionWidget):
                 None if agent is None else agent.session.id,
             )
         )
+        self.answerer = environment_identity()[0]  # the inbox's "Only mine"
         self._dispatcher = ViewMessageDispatcher(
             self, self._held, self.claims, self.continued, self.inbox, self._cell_views.door_of
         )

@@ -3191,8 +3191,8 @@ function refusalTone(p, chosen) {
 
 // src/ipyask/widget/js/inbox.js
 var TEXTS = {
-  en: { filter: "Filter questions by agent, process, assignee or text", ended: "ended", assigned: "for {name} to answer" },
-  zh: { filter: "按代理、进程、被指派人或文字筛选问题", ended: "已结束", assigned: "指派给 {name} 回答" }
+  en: { filter: "Filter questions by agent, process, assignee or text", ended: "ended", assigned: "for {name} to answer", mine: "Only mine ({name})" },
+  zh: { filter: "按代理、进程、被指派人或文字筛选问题", ended: "已结束", assigned: "指派给 {name} 回答", mine: "只看指派给我的（{name}）" }
 };
 function sourceOf(card) {
   const source = (
@@ -3229,23 +3229,39 @@ function text(card) {
   return parts.filter(Boolean).join(" ").toLowerCase();
 }
 var InboxBar = class {
-  /** @param {{lang: "en" | "zh", sync(): void}} view */
+  /** @param {{lang: "en" | "zh", sync(): void, model: {get(name: string): unknown}}} view */
   constructor(view) {
     this.view = view;
     this.query = "";
+    this.onlyMine = false;
     this.input = h("input", { type: "search", class: "ipyask-inbox-filter__input" });
     this.input.addEventListener("input", () => {
       this.query = /** @type {HTMLInputElement} */
       this.input.value.trim().toLowerCase();
       this.view.sync();
     });
-    this.el = h("div", { class: "ipyask-inbox-filter", hidden: true }, this.input);
+    this.mineBox = /** @type {HTMLInputElement} */
+    h("input", { type: "checkbox", class: "ipyask-inbox-mine__box" });
+    this.mineBox.addEventListener("change", () => {
+      this.onlyMine = this.mineBox.checked;
+      this.view.sync();
+    });
+    this.mineText = h("span", {});
+    this.mine = h("label", { class: "ipyask-inbox-mine", hidden: true }, this.mineBox, this.mineText);
+    this.el = h("div", { class: "ipyask-inbox-filter", hidden: true }, this.input, this.mine);
+  }
+  /** Who answers through this widget ("" when not known). */
+  get answerer() {
+    const name = this.view.model.get("answerer");
+    return typeof name === "string" ? name : "";
   }
   /** Show every inbox card again (the person asked for one the filter leaves out). */
   clear() {
-    if (this.query === "") return;
+    if (this.query === "" && !this.onlyMine) return;
     this.query = "";
     this.input.value = "";
+    this.onlyMine = false;
+    this.mineBox.checked = false;
     this.view.sync();
   }
   /**
@@ -3257,9 +3273,12 @@ var InboxBar = class {
     const texts = TEXTS[this.view.lang];
     this.input.setAttribute("aria-label", texts.filter);
     this.input.setAttribute("placeholder", texts.filter);
+    const me = this.answerer;
+    const rows = Array.from(shown2);
+    const mineOffered = me !== "" && rows.some(([card]) => typeof sourceOf(card)?.assignee === "string");
     let any = false;
     let previous = "";
-    for (const [card, controller] of shown2) {
+    for (const [card, controller] of rows) {
       const source = sourceOf(card);
       const el = controller.el;
       if (!source) {
@@ -3274,9 +3293,12 @@ var InboxBar = class {
       else if (assigned) el.setAttribute("data-ipyask-group", assigned);
       else el.removeAttribute("data-ipyask-group");
       previous = group;
-      el.classList.toggle("ipyask-card--filtered", this.query !== "" && !text(card).includes(this.query));
+      const notMine = mineOffered && this.onlyMine && source.assignee !== me;
+      el.classList.toggle("ipyask-card--filtered", notMine || this.query !== "" && !text(card).includes(this.query));
     }
     this.el.hidden = !any;
+    this.mine.hidden = !mineOffered;
+    this.mineText.textContent = fill(texts.mine, { name: me });
   }
 };
 
@@ -3353,6 +3375,8 @@ var View = class {
     };
     this.kernelSignal?.connect(this.onKernelStatus, this);
     model.on("change:language", this.onLanguage);
+    this.onAnswerer = () => this.sync();
+    model.on("change:answerer", this.onAnswerer);
     document.addEventListener("visibilitychange", this.onVisibility);
     window.addEventListener("blur", this.onBlur);
     window.addEventListener("focus", this.onFocus);
@@ -3679,6 +3703,7 @@ var View = class {
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);
+    this.model.off("change:answerer", this.onAnswerer);
     this.model.off("comm_live_update", this.onCommLive);
     this.kernelSignal?.disconnect(this.onKernelStatus, this);
     document.removeEventListener("visibilitychange", this.onVisibility);
