@@ -51,7 +51,8 @@ Door = Literal[
 """Through which door a question was settled: a card in the cell that asked (``cell-view``), the
 notebook's question panel (``panel``), the inbox widget of a store (``inbox-widget``), the inbox
 page Jupyter Server serves (``inbox-page``), an MCP client's elicitation (``mcp-client``), a call
-of :meth:`UserQuestions.respond` / ``cancel`` in code (``api``), a claim through
+of :meth:`UserQuestions.respond` / ``cancel`` / ``answer`` in code or an answerer function that
+does not say who answered (``api``), a claim through
 :func:`ipyask.connect`'s ``answer`` / ``cancel`` (``store-claim``), an approval rule (``rule``) or a
 countdown that ran out (``timeout``)."""
 
