@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -14,6 +15,10 @@ from ipyask.testing import KernelFrontend, ManualClock
 # single slow example would fail a property that holds.
 settings.register_profile("ipyask", deadline=None)
 settings.load_profile("ipyask")
+
+# Who answers in these tests (and in the kernels and servers they start): records and
+# transcripts name a known person, not whichever OS user and host run the suite.
+os.environ["IPYASK_USER"] = "ada"
 
 
 @pytest.fixture

@@ -91,6 +91,7 @@ ERRORS = {
     "FormSchemaError",
     "HarnessError",
     "InterruptedAskError",
+    "NotAssigneeError",
     "RulesError",
     "StoreFault",
     "StoreOpenError",

@@ -48,6 +48,12 @@ def connect(
     return Connection(opened, agent=agent, session=session, clock=clock)
 
 
+def _checked_assignee(assignee: object) -> str:
+    if not isinstance(assignee, str) or not assignee.strip():
+        raise ValueError(f"assignee must name a person (a non-empty string), not {assignee!r}")
+    return assignee
+
+
 class Connection:
     """An agent's connection to a shared store: ``ask``, ``ask_timed``, and the inbox side
     (``pending``, ``answer``, ``cancel``)."""
@@ -63,22 +69,30 @@ class Connection:
             turns = sum(isinstance(event, TurnStartEvent) for event in log.events)
             log.append(TurnStartEvent(turn=turns + 1))
 
-    def _durable(self, request: RequestLike, call_id: str | None) -> AskUserQuestionRequest:
+    def _durable(
+        self, request: RequestLike, call_id: str | None, assignee: str | None = None
+    ) -> AskUserQuestionRequest:
         parsed = _as_request(request)
         update: dict[str, Any] = {"agent": self.agent}
+        if assignee is not None:
+            update["assignee"] = _checked_assignee(assignee)
         if call_id is not None:
             update["durable_call_id"] = call_id
         elif parsed.durable_call_id is None:
             update["durable_call_id"] = uuid.uuid4().hex  # recorded, but no re-run finds it
         return parsed.model_copy(update=update)
 
-    async def ask(self, request: RequestLike, call_id: str | None = None) -> AskUserQuestionAnswer:
+    async def ask(
+        self, request: RequestLike, call_id: str | None = None, *, assignee: str | None = None
+    ) -> AskUserQuestionAnswer:
         """Ask and wait until a process connected to the store answers.
 
-        ``request`` is ``{questions, callId?}`` (or the model); ``call_id`` overrides its
-        ``callId``. Asking again with a call id that was answered returns that answer at once.
+        ``request`` is ``{questions, callId?, assignee?}`` (or the model); ``call_id`` overrides
+        its ``callId``. Asking again with a call id that was answered returns that answer at
+        once. ``assignee`` (overriding the request's): everyone sees the question, but only that
+        person may answer it through a claim (``answer``, the inbox widget, the inbox page).
         """
-        return await self.service.ask(self._durable(request, call_id))
+        return await self.service.ask(self._durable(request, call_id, assignee))
 
     async def ask_timed(
         self, request: RequestLike, call_id: str, timeout_ms: int
@@ -115,15 +129,21 @@ class Connection:
         return self.service.pending(self.store)
 
     def answer(
-        self, request_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any]
+        self,
+        request_id: str,
+        answer: AskUserQuestionAnswer | Mapping[str, Any],
+        *,
+        who: str | None = None,
     ) -> ClaimResult:
         """Answer an open question of any process (first answer wins); ``BAD_ANSWER`` when the
-        answer does not fit the question (it stays open), as :meth:`UserQuestions.respond`."""
-        return self.service.respond(self.store, request_id, answer)
+        answer does not fit the question, ``NOT_ASSIGNEE`` when it is assigned to someone other
+        than ``who`` (it stays open), as :meth:`UserQuestions.respond`. The record keeps
+        ``who`` (default: this process's user) and the ``store-claim`` door."""
+        return self.service.respond(self.store, request_id, answer, who=who, door="store-claim")
 
-    def cancel(self, request_id: str) -> ClaimResult:
+    def cancel(self, request_id: str, *, who: str | None = None) -> ClaimResult:
         """Cancel an open question of any process (its asker gets ``ASK_CANCELLED``)."""
-        return self.service.cancel(self.store, request_id)
+        return self.service.cancel(self.store, request_id, who=who, door="store-claim")
 
     async def aclose(self) -> None:
         """Stop asking (waiting asks end with ``ASK_ABORTED``; their questions stay open) and

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from ._abort import AbortSignal
 from ._agents import Agent
 from ._answer_checks import check_batch
+from ._answered_by import AnsweredBy, Door, answered_by
 from ._backoff import Backoff, Pause
 from ._clock import Clock, ThreadClock
 from ._errors import UserQuestionError, restore_error
@@ -33,6 +34,7 @@ from ._events import (
 from ._session import Session
 from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ._waterfall import Waterfall
+from .errors import NotAssigneeError
 from .store import (
     ChangeFeed,
     ClaimResult,
@@ -80,14 +82,10 @@ def records_of(session: Session) -> list[QuestionRecord]:
                 call_id=event.call_id,
                 questions=event.questions,
                 session_id=session.id,
+                assignee=event.assignee,
             )
         elif isinstance(event, QuestionAnsweredEvent) and event.id in records:
-            error = event.error
-            terminal = Terminal(
-                outcome=event.outcome,
-                answer=event.answer,
-                error=None if error is None else ErrorInfo.model_validate(error.to_wire()),
-            )
+            terminal = _terminal_of(event)
             records[event.id] = records[event.id].model_copy(update={"terminal": terminal})
     return list(records.values())
 
@@ -97,7 +95,11 @@ class QuestionBook(Protocol):
 
     def for_call(self, call_id: str) -> QuestionRecord | None: ...
     def open(
-        self, call_id: str, questions: list[dict[str, Any]], agent_id: str | None
+        self,
+        call_id: str,
+        questions: list[dict[str, Any]],
+        agent_id: str | None,
+        assignee: str | None = None,
     ) -> QuestionRecord: ...
     def get(self, request_id: str) -> QuestionRecord | None: ...
     def resolve(self, request_id: str, terminal: Terminal) -> ClaimResult: ...
@@ -115,16 +117,26 @@ class LogBook:
         return next((r for r in records_of(self.session) if r.call_id == call_id), None)
 
     def open(
-        self, call_id: str, questions: list[dict[str, Any]], agent_id: str | None
+        self,
+        call_id: str,
+        questions: list[dict[str, Any]],
+        agent_id: str | None,
+        assignee: str | None = None,
     ) -> QuestionRecord:
         with self._lock:
             found = self.for_call(call_id)
             if found is not None:
                 return found
-            event = QuestionAskedEvent(id=str(uuid.uuid4()), call_id=call_id, questions=questions)
+            event = QuestionAskedEvent(
+                id=str(uuid.uuid4()), call_id=call_id, questions=questions, assignee=assignee
+            )
             self.session.append(event)
             return QuestionRecord(
-                id=event.id, call_id=call_id, questions=event.questions, session_id=self.session.id
+                id=event.id,
+                call_id=call_id,
+                questions=event.questions,
+                session_id=self.session.id,
+                assignee=assignee,
             )
 
     def get(self, request_id: str) -> QuestionRecord | None:
@@ -160,11 +172,20 @@ class StoreBook:
         return self.store.question_for_call(self._session().id, call_id)
 
     def open(
-        self, call_id: str, questions: list[dict[str, Any]], agent_id: str | None
+        self,
+        call_id: str,
+        questions: list[dict[str, Any]],
+        agent_id: str | None,
+        assignee: str | None = None,
     ) -> QuestionRecord:
         session = self._session()
         record, _ = self.store.open_question(
-            session.id, call_id, questions, request_id=str(uuid.uuid4()), agent_id=agent_id
+            session.id,
+            call_id,
+            questions,
+            request_id=str(uuid.uuid4()),
+            agent_id=agent_id,
+            assignee=assignee,
         )
         try:
             session.sync()
@@ -212,9 +233,26 @@ def _terminal_error(terminal: Terminal) -> UserQuestionError:
     )
 
 
-def _failed(outcome: str, error: UserQuestionError) -> Terminal:
+def _failed(outcome: str, error: UserQuestionError, by: AnsweredBy | None = None) -> Terminal:
     info = ErrorInfo(name=error.name, code=error.code, message=error.message)
-    return Terminal.model_validate({"outcome": outcome, "error": info})
+    return Terminal.model_validate({"outcome": outcome, "error": info, "answered_by": by})
+
+
+def _terminal_of(event: QuestionAnsweredEvent) -> Terminal:
+    """The settlement an ``answered`` event records."""
+    error = event.error
+    return Terminal(
+        outcome=event.outcome,
+        answer=event.answer,
+        error=None if error is None else ErrorInfo.model_validate(error.to_wire()),
+        answered_by=event.answered_by,
+    )
+
+
+def check_assignee(record: QuestionRecord, by: AnsweredBy) -> None:
+    """Refuse (:class:`NotAssigneeError`) a claim by anyone but the record's assignee."""
+    if record.assignee is not None and by.who != record.assignee:
+        raise NotAssigneeError(record.id, record.assignee, by.name)
 
 
 def _settled(record: QuestionRecord) -> AskUserQuestionAnswer:
@@ -269,6 +307,7 @@ class DurableAsks:
         self._clock: Clock = clock if clock is not None else ThreadClock()  # store watches
         self._waiters: dict[str, _Waiter] = {}
         self._watches: dict[int, _StoreWatch] = {}
+        self._attributions: dict[str, AnsweredBy] = {}
 
     def book(self, target: Target) -> QuestionBook:
         return book_for(target, self._lock)
@@ -286,7 +325,7 @@ class DurableAsks:
         record = book.for_call(call_id)
         if record is None:
             questions = [item.to_wire() for item in request.questions]
-            record = book.open(call_id, questions, agent.id)
+            record = book.open(call_id, questions, agent.id, request.assignee)
         if record.terminal is not None:
             return _settled(record)
         with self._lock:
@@ -387,38 +426,70 @@ class DurableAsks:
             else:
                 # A transport failure: the record stays open for a reconnecting answerer.
                 log.info("ipyask: durable question %s stays pending after %r", request_id, failure)
+            self._take_attribution(request_id)
             return
-        # What the waterfall's answerers give is settled as given, as a non-durable ask's is.
-        self._answered(agent, request_id, answer)
+        # What the waterfall's answerers give is settled as given, as a non-durable ask's is;
+        # an answerer that did not say who answered is code answering through the API.
+        by = self._take_attribution(request_id) or answered_by("api", _wire(request))
+        self._answered(agent, request_id, answer, by)
 
     # -- claims -------------------------------------------------------------------------------
     def respond(
-        self, target: Target, request_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any]
+        self,
+        target: Target,
+        request_id: str,
+        answer: AskUserQuestionAnswer | Mapping[str, Any],
+        *,
+        who: str | None = None,
+        door: Door = "api",
     ) -> ClaimResult:
         """Claim the open record ``request_id`` with ``answer``, checked as ``answer()`` checks a
-        late reply: a batch that does not fit the record's questions raises ``BAD_ANSWER`` and
-        the record stays open."""
+        late reply: a batch that does not fit the record's questions raises ``BAD_ANSWER``, and
+        an answerer other than its assignee :class:`NotAssigneeError`; the record then stays
+        open. ``who`` (default: the environment's identity) answers through ``door``."""
         batch = (
             answer
             if isinstance(answer, AskUserQuestionAnswer)
             else AskUserQuestionAnswer.model_validate(answer)
         )
         record = self.book(target).get(request_id)
+        by = answered_by(door, None if record is None else record.questions, who=who)
         if record is not None and record.terminal is None:
+            check_assignee(record, by)
             questions = [AskUserQuestionItem.model_validate(q) for q in record.questions]
             check_batch(questions, batch, record.call_id)
-        return self._answered(target, request_id, batch)
+        return self._answered(target, request_id, batch, by)
+
+    def attribute(self, request_id: str, by: AnsweredBy) -> None:
+        """Say who answers the durable question ``request_id`` through the waterfall (a panel
+        calls this before it hands the person's answer on); kept until that answer settles."""
+        with self._lock:
+            self._attributions[request_id] = by
+
+    def _take_attribution(self, request_id: str) -> AnsweredBy | None:
+        with self._lock:
+            return self._attributions.pop(request_id, None)
 
     def _answered(
-        self, target: Target, request_id: str, batch: AskUserQuestionAnswer
+        self, target: Target, request_id: str, batch: AskUserQuestionAnswer, by: AnsweredBy
     ) -> ClaimResult:
-        terminal = Terminal(outcome="answered", answer=batch.to_wire())
+        terminal = Terminal(outcome="answered", answer=batch.to_wire(), answered_by=by)
         return self._claim(target, request_id, terminal)
 
     def reject(
-        self, target: Target, request_id: str, outcome: str, error: UserQuestionError
+        self,
+        target: Target,
+        request_id: str,
+        outcome: str,
+        error: UserQuestionError,
+        *,
+        who: str | None = None,
+        door: Door = "api",
     ) -> ClaimResult:
-        return self._claim(target, request_id, _failed(outcome, error), error)
+        """Settle ``request_id`` as ``outcome`` with ``error`` (who ends it, through ``door``)."""
+        record = self.book(target).get(request_id)
+        by = answered_by(door, None if record is None else record.questions, who=who)
+        return self._claim(target, request_id, _failed(outcome, error, by), error)
 
     def _claim(
         self,
@@ -446,6 +517,7 @@ class DurableAsks:
     def _forget(self, request_id: str) -> None:
         with self._lock:
             waiter = self._waiters.pop(request_id, None)
+            self._attributions.pop(request_id, None)  # settled elsewhere before its answerer
         store = waiter.session.store if waiter is not None else None
         if waiter is not None and store is not None:
             watch = self._watches.get(id(store))
@@ -467,15 +539,7 @@ class DurableAsks:
                 with self._lock:
                     waiter = self._waiters.get(event.id)
                 if waiter is not None:
-                    waiter.settle(
-                        Terminal(
-                            outcome=event.outcome,
-                            answer=event.answer,
-                            error=None
-                            if event.error is None
-                            else ErrorInfo.model_validate(event.error.to_wire()),
-                        )
-                    )
+                    waiter.settle(_terminal_of(event))
 
     def close(self) -> None:
         """End every waiting asker with ``ASK_ABORTED``; their records stay open."""
@@ -595,6 +659,11 @@ class _StoreWatch:
         self._pause.wake()
         if feed is not None:
             feed.close()
+
+
+def _wire(request: AskUserQuestionRequest) -> list[dict[str, Any]]:
+    """The questions of ``request`` in wire form (the card its answerers present)."""
+    return [item.to_wire() for item in request.questions]
 
 
 async def _no_answerer() -> AskUserQuestionAnswer:

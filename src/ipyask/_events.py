@@ -12,14 +12,16 @@ Event shapes (wire form, camelCase; dicts are validated into these models on app
                      ``isError`` (default false), ``error`` (``{name?, code?, message?}``)
 ``tool/ptc-dispatch`` ``callId`` (the ``run_code`` call), ``subCallId``, ``name``, ``arguments``
                      (object or JSON text), ``content``, ``isError``
-``user/message``     ``messageId``, ``source`` (``{kind, callId?, outcome?}``), ``content``
+``user/message``     ``messageId``, ``source`` (``{kind, callId?, outcome?, answeredBy?}``),
+                     ``content``
 ``turn/start``       ``turn``
 ``turn/end``         ``turn``
-``user-questions/asked``     ``id``, ``callId``, ``questions`` (wire-form question items): a
-                     durable ask was recorded
+``user-questions/asked``     ``id``, ``callId``, ``questions`` (wire-form question items),
+                     ``assignee`` (when assigned): a durable ask was recorded
 ``user-questions/answered``  ``id``, ``outcome`` (``answered``, ``cancelled`` or
                      ``unavailable``), ``answer`` (when answered) or ``error``
-                     (``{name, code, message}``): it was settled
+                     (``{name, code, message}``), ``answeredBy`` (``{who, host?, at, door,
+                     digest?}``, when known): it was settled
 anything else        kept verbatim with its ``type``
 ==================== ===========================================================================
 """
@@ -31,6 +33,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter
 from pydantic.alias_generators import to_camel
+
+from ._answered_by import AnsweredBy
 
 __all__ = [
     "EVENT",
@@ -128,6 +132,8 @@ class MessageSource(WireEvent):
     kind: str
     call_id: str | None = None
     outcome: str | None = None
+    answered_by: AnsweredBy | None = None
+    """Who gave a late reply, when, through which door, having seen which card."""
 
 
 class UserMessageEvent(WireEvent):
@@ -162,6 +168,8 @@ class QuestionAskedEvent(WireEvent):
     questions: list[dict[str, Any]]
     """The question items in wire form (``AskUserQuestionItem.to_wire()``; the vocabulary sits
     above this module, so the recorder writes them)."""
+    assignee: str | None = None
+    """Who alone may answer it where identities are known (an ipyask extension)."""
 
 
 class QuestionAnsweredEvent(WireEvent):
@@ -174,6 +182,8 @@ class QuestionAnsweredEvent(WireEvent):
     answer: dict[str, Any] | None = None
     """The answer batch in wire form (``AskUserQuestionAnswer.to_wire()``)."""
     error: ToolErrorInfo | None = None
+    answered_by: AnsweredBy | None = None
+    """Who settled it, when, through which door, and the digest of the card they saw."""
 
 
 class OtherEvent(WireEvent):

@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary, WeakSet
 
+from ._answered_by import AnsweredBy
 from ._events import MessageSource, SessionEvent, TurnEndEvent, UserMessageEvent
 from ._projection import ASK_USER_QUESTION_TOOL, REPLY_SOURCE, PendingUserQuestion
 from ._session import Session, UserMessage
@@ -32,8 +33,11 @@ def _reply_call(source: MessageSource | None) -> str | None:
     return source.call_id
 
 
-def reply_message(row: PendingUserQuestion, answer: AskUserQuestionAnswer) -> UserMessage:
-    """The user message that carries ``answer`` to the agent as ``answer_to_pending_question``."""
+def reply_message(
+    row: PendingUserQuestion, answer: AskUserQuestionAnswer, by: AnsweredBy | None = None
+) -> UserMessage:
+    """The user message that carries ``answer`` to the agent as ``answer_to_pending_question``
+    (its source says who gave it, ``by``)."""
     body = {
         "kind": "answer_to_pending_question",
         "tool": ASK_USER_QUESTION_TOOL,
@@ -43,7 +47,9 @@ def reply_message(row: PendingUserQuestion, answer: AskUserQuestionAnswer) -> Us
     }
     text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
     return UserMessage(
-        source=MessageSource(kind=REPLY_SOURCE, call_id=row.call_id, outcome="answered"),
+        source=MessageSource(
+            kind=REPLY_SOURCE, call_id=row.call_id, outcome="answered", answered_by=by
+        ),
         content=[{"type": "text", "text": text}],
     )
 

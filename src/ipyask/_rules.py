@@ -40,10 +40,12 @@ import sys
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 from ._agents import Agent
+from ._answered_by import answered_by
 from ._decisions import tool_answer_item
 from ._service import UserQuestions
 from ._vocabulary import (
@@ -389,7 +391,9 @@ class Rules:
         card's approve decision) or deny (its reject decision, with the reason "Denied by rule
         …") is answered without a card. Anything else goes on down the waterfall whole: a
         question no rule decides, an ``ask`` rule, a card that does not offer the decision."""
-        return service.on_request(self._answerer, agent=agent, prepend=True)
+        return service.on_request(
+            partial(self._answerer, service=service), agent=agent, prepend=True
+        )
 
     def _applied(self, question: AskUserQuestionItem) -> AppliedRule | None:
         """The rules' answer to ``question``; ``None`` when the person is to decide."""
@@ -412,7 +416,7 @@ class Rules:
         return AppliedRule(tool.name, dict(tool.arguments), decision, question, item)
 
     def _answerer(
-        self, request: AskUserQuestionRequest, next: Next
+        self, request: AskUserQuestionRequest, next: Next, *, service: UserQuestions | None = None
     ) -> AskUserQuestionAnswer | Awaitable[AskUserQuestionAnswer]:
         applied = [self._applied(question) for question in request.questions]
         decided = [done for done in applied if done is not None]
@@ -428,4 +432,8 @@ class Rules:
                     listener(done)
                 except Exception:  # a record that fails to show must not fail the answer
                     logger.exception("a listener of the approval rules failed")
+        if service is not None:  # a durable question's record says the rules answered it
+            service.attribute(
+                request, answered_by("rule", [q.to_wire() for q in request.questions])
+            )
         return AskUserQuestionAnswer(answers=[done.item for done in decided])

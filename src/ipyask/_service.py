@@ -12,6 +12,7 @@ from typing import Any
 from ._abort import AbortController, AbortSignal
 from ._agents import Agent, AgentRegistry
 from ._answer_checks import check_batch
+from ._answered_by import AnsweredBy, Door, answered_by
 from ._clock import Clock, LoopClock, call_on_loop
 from ._durable import DurableAsks, Target
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
@@ -131,6 +132,12 @@ class UserQuestions:
         agent = request.agent
         if agent is not None:
             self._assert_live_root(agent)
+        if request.assignee is not None and not request.durable:
+            raise ValueError(
+                f"assignee {request.assignee!r} needs a durable ask (an agent and a callId, no "
+                "wait): only a question recorded in a store or session can be kept for one "
+                "person. Ask with ipyask.connect(...).ask(..., assignee=...) or drop the assignee."
+            )
         check_intents(request)
         if agent is not None and request.durable:
             try:
@@ -294,7 +301,13 @@ class UserQuestions:
 
     # -- late replies ------------------------------------------------------------------------
     def answer(
-        self, agent: Agent, call_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any]
+        self,
+        agent: Agent,
+        call_id: str,
+        answer: AskUserQuestionAnswer | Mapping[str, Any],
+        *,
+        who: str | None = None,
+        door: Door = "api",
     ) -> bool:
         """Answer a continued question: steer the reply into the agent's session.
 
@@ -309,6 +322,9 @@ class UserQuestions:
         at once (the projection settles the call with it; :meth:`reply_kept` is then true). A
         root agent that has left the registry after its readers ended (a closed MCP server's)
         can still have an answer kept; otherwise a non-live agent raises ``CALLER_NOT_LIVE``.
+
+        The reply's source says who gave it (``who``, default the environment's identity),
+        through ``door``, with the digest of the question's card.
         """
         self._assert_may_answer(agent)
         batch = (
@@ -325,7 +341,8 @@ class UserQuestions:
             if self._replies.waiting(session, call_id):
                 raise UserQuestionError.of("REPLY_QUEUED")
             check_batch(row.questions, batch, call_id)
-            message = reply_message(row, batch)
+            shown = [question.to_wire() for question in row.questions]
+            message = reply_message(row, batch, answered_by(door, shown, who=who))
             if self._readers.reader(session) == "nobody":
                 self._readers.keep(session, call_id)  # before the event: its views ask
                 session.append(message.to_event())
@@ -484,6 +501,9 @@ class UserQuestions:
         target: Target | None,
         request_id: str,
         answer: AskUserQuestionAnswer | Mapping[str, Any],
+        *,
+        who: str | None = None,
+        door: Door = "api",
     ) -> ClaimResult:
         """Answer the durable question ``request_id``: an idempotent claim.
 
@@ -496,15 +516,41 @@ class UserQuestions:
         for a tool approval or a form: :class:`~ipyask.BadAnswerError`) when it does not name
         each question exactly once or an item does not fit its question; the question then
         stays open.
-        """
-        return self._durable.respond(self._target(target), request_id, answer)
 
-    def cancel(self, target: Target | None, request_id: str) -> ClaimResult:
+        The record keeps who answered (:class:`~ipyask.store.AnsweredBy`): ``who``, the
+        answerer's known identity (an inbox page passes the Jupyter user's name; default: the
+        JupyterHub user of this process, else its OS user and host), the ``door`` it came
+        through (``"api"`` by default) and the digest of the record's card. A question assigned
+        to someone else raises :class:`~ipyask.errors.NotAssigneeError` and stays open.
+        """
+        return self._durable.respond(self._target(target), request_id, answer, who=who, door=door)
+
+    def cancel(
+        self,
+        target: Target | None,
+        request_id: str,
+        *,
+        who: str | None = None,
+        door: Door = "api",
+    ) -> ClaimResult:
         """Cancel the durable question ``request_id`` (its asker gets ``ASK_CANCELLED``); the
-        same idempotent claim as :meth:`respond`."""
+        same idempotent claim as :meth:`respond`, recording ``who`` and ``door`` (withdrawing an
+        assigned question is not answering it: anyone may)."""
         return self._durable.reject(
-            self._target(target), request_id, "cancelled", UserQuestionError.of("ASK_CANCELLED")
+            self._target(target),
+            request_id,
+            "cancelled",
+            UserQuestionError.of("ASK_CANCELLED"),
+            who=who,
+            door=door,
         )
+
+    def attribute(self, request: AskUserQuestionRequest, by: AnsweredBy) -> None:
+        """Say who answers ``request`` through the waterfall, before the answer is handed on: a
+        durable question's record keeps it (an answerer that says nothing is recorded as code
+        answering through the ``"api"`` door). Nothing for a request that is not durable."""
+        if request.request_id is not None:
+            self._durable.attribute(request.request_id, by)
 
     def _target(self, target: Target | None) -> Target:
         if target is not None:

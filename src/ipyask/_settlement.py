@@ -8,6 +8,7 @@ from collections.abc import Callable, Generator
 from contextvars import Context, copy_context
 from typing import Any, Generic, TypeVar
 
+from ._answered_by import AnsweredBy
 from ._clock import call_on_loop
 
 __all__ = ["Settlement"]
@@ -29,7 +30,7 @@ class Settlement(Generic[T]):
     the loop thread-safely. The first settlement wins; later ones return ``False``.
     """
 
-    __slots__ = ("_callbacks", "_future", "_loop", "_settled")
+    __slots__ = ("_callbacks", "_future", "_loop", "_settled", "answered_by")
 
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -40,6 +41,8 @@ class Settlement(Generic[T]):
         # A tuple, replaced on each add: most settlements get one callback (a list would hold
         # room for more).
         self._callbacks: _Callbacks[T] | None = None
+        self.answered_by: AnsweredBy | None = None
+        """Who settled it, through which door, having seen which card (set by the winner)."""
 
     def _outcome(self) -> asyncio.Future[T]:
         future = self._future
@@ -59,16 +62,17 @@ class Settlement(Generic[T]):
         """Whether a result or an error was accepted."""
         return self._settled
 
-    def _claim(self) -> bool:
+    def _claim(self, by: AnsweredBy | None) -> bool:
         with _LOCK:
             if self._settled:
                 return False
             self._settled = True
+            self.answered_by = by
             return True
 
-    def resolve(self, value: T) -> bool:
-        """Settle with ``value``; returns whether this call won."""
-        if not self._claim():
+    def resolve(self, value: T, by: AnsweredBy | None = None) -> bool:
+        """Settle with ``value`` (``by``: who settled it); returns whether this call won."""
+        if not self._claim(by):
             return False
 
         def settle() -> None:
@@ -80,9 +84,9 @@ class Settlement(Generic[T]):
         call_on_loop(self._loop, settle)
         return True
 
-    def reject(self, error: BaseException) -> bool:
-        """Settle with ``error``; returns whether this call won."""
-        if not self._claim():
+    def reject(self, error: BaseException, by: AnsweredBy | None = None) -> bool:
+        """Settle with ``error`` (``by``: who ended it); returns whether this call won."""
+        if not self._claim(by):
             return False
 
         def settle() -> None:

@@ -121,6 +121,9 @@ class AskUserQuestionRequest(WireModel):
     """The tool call a durable ask belongs to (wire ``callId``)."""
     request_id: str | None = None
     """The durable record's id, set on the request the waterfall receives for a durable ask."""
+    assignee: str | None = Field(default=None, min_length=1)
+    """ipyask extension: the one person (a Jupyter user's name, or an OS user's) who may answer
+    a durable ask through a claim; everyone sees the question."""
     agent: Agent | None = Field(default=None, exclude=True)
     signal: AbortSignal | None = Field(default=None, exclude=True)
 

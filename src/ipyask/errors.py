@@ -10,7 +10,8 @@ The tree::
     │       ├── InterruptedAskError   ASK_ABORTED: Ctrl-C or a kernel interrupt ended ask_blocking
     │       ├── BlockingUnsupportedError
     │       │                         BLOCKING_UNSUPPORTED: this kernel cannot answer a waiting cell
-    │       └── BadAnswerError        BAD_ANSWER for one answer item, with ``field_errors``
+    │       ├── BadAnswerError        BAD_ANSWER for one answer item, with ``field_errors``
+    │       └── NotAssigneeError      NOT_ASSIGNEE: only the question's assignee may answer it
     ├── AbortError                    the default reason of AbortController.abort()
     ├── StoreUnavailableError         the store cannot be read or written now; ``fault`` says why
     ├── RuntimeError
@@ -49,6 +50,8 @@ DELEGATED_CALLER      UserQuestionError           the calling agent is owned by 
 DUPLICATE_WAIT        UserQuestionError           the question call already has a foreground wait
 EMPTY_QUESTIONS       UserQuestionError           a request with no questions
 NO_PROVIDER           UserQuestionError           no answerer accepted the request
+NOT_ASSIGNEE          NotAssigneeError            a claim on a durable question assigned to
+                                                  someone else (the question stays open)
 OUTSIDE_TURN          UserQuestionError           a durable ask while the session has no open turn
 PROVIDER_ERROR        UserQuestionError           an answerer failed with something that is not a
                                                   HarnessError (its message is kept, its cause
@@ -101,6 +104,7 @@ __all__ = [
     "FormSchemaError",
     "HarnessError",
     "InterruptedAskError",
+    "NotAssigneeError",
     "RulesError",
     "StoreFault",
     "StoreOpenError",
@@ -123,6 +127,7 @@ ErrorCode = Literal[
     "DUPLICATE_WAIT",
     "EMPTY_QUESTIONS",
     "NO_PROVIDER",
+    "NOT_ASSIGNEE",
     "OUTSIDE_TURN",
     "PROVIDER_ERROR",
     "REPLY_QUEUED",
@@ -144,6 +149,9 @@ _MESSAGES: Final[dict[str, str]] = {
     "DUPLICATE_WAIT": "the question call already has a foreground wait",
     "EMPTY_QUESTIONS": "ask_user_question requires at least one question",
     "NO_PROVIDER": "no user-questions answerer accepted the request",
+    # ipyask's extension: a durable question assigned to one person (NotAssigneeError names
+    # the assignee and the one refused).
+    "NOT_ASSIGNEE": "only the question's assignee may answer it",
     "REPLY_QUEUED": "a reply is already queued for this question",
     # ipyask's extension (the specification has no durable asks): the durable variant of the
     # same seam refuses a durable ask made while the agent's session has no open turn.
@@ -287,6 +295,21 @@ class BadAnswerError(UserQuestionError):
         )
         self.question_id = question_id
         self.field_errors = field_errors
+
+
+class NotAssigneeError(UserQuestionError):
+    """``NOT_ASSIGNEE``: the durable question ``request_id`` is assigned to ``assignee``, and
+    ``who`` tried to answer it (an ipyask extension). The question stays open."""
+
+    def __init__(self, request_id: str, assignee: str, who: str) -> None:
+        super().__init__(
+            f"question {request_id} is assigned to {assignee}: only {assignee} may answer it, "
+            f"not {who}. Ask {assignee} to answer it (or answer as {assignee}).",
+            "NOT_ASSIGNEE",
+        )
+        self.request_id = request_id
+        self.assignee = assignee
+        self.who = who
 
 
 class AbortError(Exception):

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from ipyask._answered_by import card_digest
 from ipyask.bridge.panel import CellView
+from ipyask.host import QuestionAnsweredEvent, TurnStartEvent
 
 from ._helpers import FakeView, drain
 
@@ -77,3 +79,30 @@ async def test_a_removed_card_leaves_the_cell_view_and_closing_the_panel_closes_
     await drain()
     panel.close()
     assert view.comm is None  # closed with the panel
+
+
+@pytest.mark.parametrize("door", ["cell-view", "panel"])
+async def test_a_durable_question_records_the_view_it_was_answered_in(
+    svc, panel, cell, agent, door
+) -> None:
+    view, sent = cell
+    agent.session.append(TurnStartEvent(turn=1))
+    request = {"questions": [DB], "agent": agent, "callId": "call-1"}
+    with view.collecting():
+        task = asyncio.ensure_future(svc.ask(request))
+    await drain()
+    key = view.get_cards()[0].key
+    answering = (
+        FakeView(view, sent, "cell-view-1")
+        if door == "cell-view"
+        else FakeView(panel, sent, "panel-view-1")
+    )
+    answering.answer(key, ("db", ["SQLite"]))  # type: ignore[arg-type]
+    await task
+    await drain()
+    (answered,) = [e for e in agent.session.events if isinstance(e, QuestionAnsweredEvent)]
+    by = answered.answered_by
+    assert by is not None and (by.who, by.door) == ("ada", door)
+    assert by.digest == card_digest([DB])
+    words = "the cell view" if door == "cell-view" else "the panel"
+    assert panel.records == [f"**Answered** by ada in {words}: Which database? → **SQLite**"]

@@ -150,7 +150,8 @@ async def test_a_chinese_panels_records_use_chinese_words(svc, zh_panel, sent) -
     await task
     await drain()
     assert zh_panel.records == [
-        "**已回答**\n- Which database? → **SQLite**\n- Project name? → *已跳过*"
+        "**已回答**（由 ada 在问题面板中）\n"
+        "- Which database? → **SQLite**\n- Project name? → *已跳过*"
     ]
 
 

@@ -37,7 +37,7 @@ async def test_a_request_becomes_a_card_and_the_answer_settles_it(svc, panel, vi
     card = panel.get_card(key)
     assert card.status == "answered"
     assert card.answer is not None and card.answer.answers[0].selected == ["SQLite"]
-    assert panel.records == ["**Answered**: Which database? → **SQLite**"]
+    assert panel.records == ["**Answered** by ada in the panel: Which database? → **SQLite**"]
     assert view.errors == []
 
 
@@ -62,7 +62,7 @@ async def test_a_batch_with_multi_select_other_and_skip(svc, panel, view) -> Non
         {"id": "db", "selected": []},
     ]
     assert panel.records == [
-        "**Answered**\n- Languages? → **Rust**, **Python**, “Zig”\n"
+        "**Answered** by ada in the panel\n- Languages? → **Rust**, **Python**, “Zig”\n"
         "- Project name? → “ipyask”\n- Database? → *skipped*"
     ]
 
@@ -320,7 +320,7 @@ async def test_the_agent_has_the_answer_before_the_card_turns_answered(svc, pane
     assert seen == [("SQLite", "pending")]
     assert panel.get_card(key).status == "answered"
     assert [(e["code"], e["viewId"]) for e in second.errors] == [("ALREADY_ANSWERED", "b")]
-    assert panel.records == ["**Answered**: Which database? → **SQLite**"]
+    assert panel.records == ["**Answered** by ada in the panel: Which database? → **SQLite**"]
     assert panel.live(key) is None
 
 

@@ -7,6 +7,7 @@ import pytest
 
 import ipyask
 from ipyask import PendingAnswer
+from ipyask._answered_by import card_digest
 from ipyask.bridge.panel._continued_cards import NOT_TRACKED
 from ipyask.bridge.panel._transcript import escape_markdown
 
@@ -196,8 +197,14 @@ async def test_a_continued_card_is_answered_as_a_late_reply(svc, agent, panel, v
     assert card.status == "answered"
     assert card.answer is not None and card.answer.answers[0].selected == ["Postgres"]
     # marked late, and no internal id (the call id) in what a person reads
-    assert panel.records[-1] == "**Answered late**: Which database? → **Postgres**"
+    assert (
+        panel.records[-1] == "**Answered late** by ada in the panel: Which database? → **Postgres**"
+    )
     assert card.late is True  # the card says "Answered late" as the record does
+    # the reply in the session log says who gave it, where, having seen which card
+    by = message.source.answered_by if message.source is not None else None
+    assert by is not None and (by.who, by.door) == ("ada", "panel")
+    assert by.digest == card_digest([DB])
     assert next(c for c in panel.cards if c["key"] == key)["late"] is True
     view.answer(key, ("db", ["SQLite"]))
     assert view.errors[-1]["code"] == "NOT_PENDING"
@@ -261,8 +268,8 @@ async def test_a_late_answer_after_the_loop_ended_says_it_is_kept(
         {"callId": "call_k", "answers": [{"id": "db", "selected": ["Postgres"]}]}
     ]
     assert panel.records[-1] == (
-        "**Answered late, after the agent that asked had finished \\(kept\\)**: "
-        "Which database? → **Postgres**"
+        "**Answered late, after the agent that asked had finished \\(kept\\)** by ada in the "
+        "panel: Which database? → **Postgres**"
     )
 
 
@@ -298,7 +305,9 @@ async def test_a_late_answer_for_a_re_asking_caller_says_it_waits_for_the_call(
         await drain()
         card = panel.get_card(key)
         assert (card.status, card.notice_code) == ("answered", None)  # the caller has it
-        assert panel.records[-1] == "**Answered late**: Which database? → **SQLite**"
+        assert panel.records[-1] == (
+            "**Answered late** by ada in the panel: Which database? → **SQLite**"
+        )
 
 
 async def test_a_discarded_late_reply_reopens_the_card(svc, agent, panel, view, clock) -> None:

@@ -8,6 +8,8 @@ import json
 import pytest
 
 import ipyask
+from ipyask._answered_by import DOORS, AnsweredBy
+from ipyask.bridge.panel._texts import DOOR_WORDS
 from ipyask.bridge.panel._transcript import (
     TRANSCRIPT_CHARS_PER_MS,
     TRANSCRIPT_DELAY_MS,
@@ -262,3 +264,21 @@ async def test_a_panel_without_a_transcript_records_and_shows_nothing(svc, sent)
 def test_the_transcript_option_is_checked(svc) -> None:
     with pytest.raises(TypeError, match="transcript must be True or False"):
         ipyask.QuestionPanel(svc, transcript="no")
+
+
+def test_who_answered_and_through_which_door_are_said_in_english_and_chinese() -> None:
+    question = item(question="Deploy?", options=[{"label": "Yes"}])
+    page = AnsweredBy(who="ada", at=1.0, door="inbox-page")
+    os_user = AnsweredBy(who="root", host="lab-1", at=1.0, door="store-claim")
+    assert record([question], "Answered", chose("Yes"), by=page) == (
+        "**Answered** by ada in the inbox page: Deploy? → **Yes**"
+    )
+    assert record([question], "Answered", chose("Yes"), by=os_user) == (
+        "**Answered** by root@lab\\-1 in a store claim: Deploy? → **Yes**"
+    )
+    assert record([question], "已回答", chose("Yes"), language="zh", by=page) == (
+        "**已回答**（由 ada 在收件箱页面中）：Deploy? → **Yes**"
+    )
+    # every door has its words in both languages
+    assert set(DOOR_WORDS["en"]) == set(DOOR_WORDS["zh"]) == set(DOORS)
+    assert all(DOOR_WORDS[language][door] for language in ("en", "zh") for door in DOORS)

@@ -56,7 +56,8 @@ async def test_a_question_asked_through_connect_is_answered_on_the_inbox(
         # a re-run asking the same call id gets the recorded answer at once
         assert (await conn.ask(DEPLOY, call_id="step-12")).to_wire() == YES
     assert view.errors == []
-    assert inbox.records == ["**Answered**: Deploy? → **Yes**"]  # no call id
+    # no call id; who answered, in which door
+    assert inbox.records == ["**Answered** by ada in the inbox widget: Deploy? → **Yes**"]
 
 
 async def test_questions_open_before_the_panel_are_shown_when_it_opens(location: str) -> None:
@@ -262,3 +263,36 @@ def test_an_earlier_question_is_marked_on_its_card(location: str) -> None:
             panel.close()
     finally:
         store.close()
+
+
+async def test_an_answer_given_elsewhere_is_recorded_with_who_and_the_door(
+    inbox: ipyask.QuestionPanel, location: str
+) -> None:
+    async with ipyask.connect(location, agent="w") as conn:
+        asking = asyncio.ensure_future(conn.ask(DEPLOY, call_id="c1"))
+        [card] = await until(lambda: pending(inbox))
+        page = ipyask.UserQuestions(store=conn.store)  # the inbox page's claim
+        assert page.respond(None, card["key"], YES, who="grace", door="inbox-page").status == (
+            "accepted"
+        )
+        await asyncio.wait_for(asking, 5)
+        await until(lambda: inbox.get_card(card["key"]).status == "answered")
+    assert inbox.records == ["**Answered** by grace in the inbox page: Deploy? → **Yes**"]
+
+
+async def test_an_assigned_question_is_refused_to_anyone_else_on_the_inbox_card(
+    inbox: ipyask.QuestionPanel, location: str
+) -> None:
+    view = View(inbox)
+    async with ipyask.connect(location, agent="w") as conn:
+        asking = asyncio.ensure_future(conn.ask(DEPLOY, call_id="c1", assignee="bob"))
+        [card] = await until(lambda: pending(inbox))
+        assert inbox.answerer == "ada"  # the inbox offers "Only mine" for ada
+        view.answer(card["key"], YES)  # this kernel's user is ada
+        [error] = await until(lambda: view.errors)
+        assert error["code"] == "NOT_ASSIGNEE"
+        assert "assigned to bob" in error["message"] and "not ada" in error["message"]
+        assert inbox.get_card(card["key"]).status == "pending"
+        assert [r.id for r in conn.pending()] == [card["key"]]  # still open
+        assert conn.answer(card["key"], YES, who="bob").status == "accepted"
+        assert (await asyncio.wait_for(asking, 5)).to_wire() == YES

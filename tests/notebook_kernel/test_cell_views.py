@@ -149,7 +149,7 @@ def test_each_cell_keeps_a_transcript_of_its_own_questions(fe: HeadlessFrontend)
             data = [output.get("data", {}) for output in cell.outputs]
             return [item["text/markdown"] for item in data if "text/markdown" in item]
 
-        expected = [f"**Answered**: {question} → **Yes**"]
+        expected = [f"**Answered** by ada in the cell view: {question} → **Yes**"]
         fe.kernel.wait_for(lambda e=expected: transcript() == e, timeout=5, what="its transcript")
 
 

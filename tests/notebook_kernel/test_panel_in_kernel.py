@@ -310,7 +310,8 @@ def test_the_transcript_under_the_panel_records_each_settled_question(
         assert label in result(fe)
     # The display is updated in place (the update answers the view's message, not this cell).
     expected = (
-        "**Answered**: Which database? → **SQLite**\n\n**Answered**: Which cache? → **Redis**"
+        "**Answered** by ada in the panel: Which database? → **SQLite**\n\n"
+        "**Answered** by ada in the panel: Which cache? → **Redis**"
     )
     fe.kernel.wait_for(lambda: transcript() == [expected], timeout=5, what="the transcript")
 

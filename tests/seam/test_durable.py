@@ -9,6 +9,7 @@ import pytest
 
 import ipyask
 from ipyask import AskUserQuestionRequest, UserQuestionError
+from ipyask._answered_by import card_digest
 from ipyask.host import (
     AbortController,
     QuestionAnsweredEvent,
@@ -77,7 +78,16 @@ async def test_a_durable_ask_records_asked_then_answered_in_the_session(svc, tur
     assert isinstance(turn.session.events[-1], QuestionAskedEvent)
     held.futures[0].set_result(answer(("q1", ["A"])))
     assert await asking == answer(("q1", ["A"]))
-    assert question_events(turn)[1] == {
+    answered = question_events(turn)[1]
+    # an answerer that does not say who answered is code answering through the API
+    by = answered.pop("answeredBy")
+    assert isinstance(by, dict) and isinstance(by.pop("at"), float)
+    assert by == {
+        "who": "ada",
+        "door": "api",
+        "digest": card_digest([question("q1", "A", "B")]),
+    }
+    assert answered == {
         "type": "user-questions/answered",
         "id": request.request_id,
         "outcome": "answered",
@@ -180,7 +190,10 @@ async def test_a_settled_failure_is_recorded_and_reused(
         assert (caught.value.code, str(caught.value)) == (code, message)
     assert len(calls) == 1
     record_id = calls[0].request_id  # type: ignore[attr-defined]
-    assert question_events(turn)[1] == {
+    settled = question_events(turn)[1]
+    by = settled.pop("answeredBy")
+    assert isinstance(by, dict) and by["door"] == "api"
+    assert settled == {
         "type": "user-questions/answered",
         "id": record_id,
         "outcome": outcome,
@@ -234,14 +247,16 @@ async def test_respond_is_an_idempotent_claim(svc, turn) -> None:
     request_id = held.requests[0].request_id
     assert request_id is not None
     first = svc.respond(turn, request_id, {"answers": [{"id": "q1", "selected": ["A"]}]})
-    assert first.to_wire() == {
+    assert first.answered_by is not None and first.answered_by.door == "api"
+    assert first.model_copy(update={"answered_by": None}).to_wire() == {
         "status": "accepted",
         "outcome": "answered",
         "answer": {"answers": [{"id": "q1", "selected": ["A"]}]},
     }
     assert await asking == answer(("q1", ["A"]))
     second = svc.respond(turn, request_id, answer(("q1", ["B"])))
-    assert second.to_wire() == {
+    assert second.answered_by == first.answered_by  # who settled it, told to the later claim
+    assert second.model_copy(update={"answered_by": None}).to_wire() == {
         "status": "already-resolved",
         "outcome": "answered",
         "answer": {"answers": [{"id": "q1", "selected": ["A"]}]},
@@ -287,14 +302,18 @@ async def test_cancel_settles_the_asker_with_ask_cancelled(svc, turn) -> None:
     asking = asyncio.ensure_future(svc.ask(durable(turn)))
     await drain()
     request_id = held.requests[0].request_id
-    assert svc.cancel(turn, request_id).to_wire() == {  # type: ignore[arg-type]
+    cancelled = svc.cancel(turn, request_id)  # type: ignore[arg-type]
+    assert cancelled.answered_by is not None and cancelled.answered_by.who == "ada"
+    assert cancelled.model_copy(update={"answered_by": None}).to_wire() == {
         "status": "accepted",
         "outcome": "cancelled",
     }
     with pytest.raises(UserQuestionError) as caught:
         await asking
     assert caught.value.code == "ASK_CANCELLED"
-    assert svc.cancel(turn, request_id).to_wire() == {  # type: ignore[arg-type]
+    again = svc.cancel(turn, request_id)  # type: ignore[arg-type]
+    assert again.answered_by == cancelled.answered_by
+    assert again.model_copy(update={"answered_by": None}).to_wire() == {
         "status": "already-resolved",
         "outcome": "cancelled",
     }

@@ -48,7 +48,10 @@ def test_a_late_reply_is_steered_as_a_user_message(svc, agent) -> None:
     assert agent.session.next_turn == ()
     (message,) = agent.session.next_step
     assert message.source is not None
-    assert message.source.to_wire() == {
+    # who gave it: code answering through the API, this process's user, having seen the card
+    by = message.source.answered_by
+    assert by is not None and (by.who, by.door) == ("ada", "api")
+    assert message.source.model_copy(update={"answered_by": None}).to_wire() == {
         "kind": "user-question-reply",
         "callId": "c1",
         "outcome": "answered",

@@ -15,6 +15,7 @@ import pytest
 
 import ipyask
 from ipyask import _rules as rules_module
+from ipyask._answered_by import card_digest
 from ipyask.host import QuestionAnsweredEvent, TurnStartEvent
 from ipyask.testing import Approve, ScriptedAnswerer
 
@@ -361,6 +362,10 @@ async def test_a_durable_ask_the_rules_answer_is_recorded_in_the_session(
     (answered,) = [e for e in agent.session.events if isinstance(e, QuestionAnsweredEvent)]
     assert answered.answer == answer.to_wire()
     assert answer.answers[0].custom == "Denied by rule shell (rules.toml:1)"
+    # the record says the rules decided, on the card as it would have been shown
+    assert answered.answered_by is not None
+    assert answered.answered_by.door == "rule"
+    assert answered.answered_by.digest == card_digest(request["questions"])  # type: ignore[arg-type]
 
 
 async def test_the_decisions_kept_are_the_latest(

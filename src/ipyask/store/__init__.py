@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .._answered_by import AnsweredBy, Door
 from ._faults import Fault, StoreUnavailableError
 from ._migrations import SCHEMA_VERSION, StoreOpenError, StoreVersionError
 from ._postgres import PostgresStore
@@ -34,9 +35,11 @@ __all__ = [
     "DEFAULT_SQLITE_PATH",
     "ENVIRONMENT_VARIABLE",
     "SCHEMA_VERSION",
+    "AnsweredBy",
     "ChangeFeed",
     "ClaimResult",
     "ClaimStatus",
+    "Door",
     "ErrorInfo",
     "Fault",
     "Outcome",

@@ -33,6 +33,11 @@ SQLITE_STEPS: Final[list[list[str]]] = [
         " UNIQUE (session_id, call_id))",
         "CREATE INDEX ipyask_questions_open ON ipyask_questions (asked_at) WHERE outcome IS NULL",
     ],
+    # 2: who settled a question (through which door, with the card's digest) and its assignee
+    [
+        "ALTER TABLE ipyask_questions ADD COLUMN answered_by TEXT",
+        "ALTER TABLE ipyask_questions ADD COLUMN assignee TEXT",
+    ],
 ]
 
 POSTGRES_STEPS: Final[list[list[str]]] = [
@@ -45,6 +50,11 @@ POSTGRES_STEPS: Final[list[list[str]]] = [
         " asked_at DOUBLE PRECISION NOT NULL, origin TEXT, outcome TEXT, answer JSONB,"
         " error JSONB, resolved_at DOUBLE PRECISION, UNIQUE (session_id, call_id))",
         "CREATE INDEX ipyask_questions_open ON ipyask_questions (asked_at) WHERE outcome IS NULL",
+    ],
+    # 2: who settled a question (through which door, with the card's digest) and its assignee
+    [
+        "ALTER TABLE ipyask_questions ADD COLUMN answered_by JSONB",
+        "ALTER TABLE ipyask_questions ADD COLUMN assignee TEXT",
     ],
 ]
 

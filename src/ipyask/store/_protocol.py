@@ -60,15 +60,16 @@ class Store(Protocol):
         *,
         request_id: str,
         agent_id: str | None = None,
+        assignee: str | None = None,
     ) -> tuple[QuestionRecord, bool]:
-        """The session's record for ``call_id``, creating it (with ``request_id`` and the
-        ``user-questions/asked`` event) when there is none; and whether it was created."""
+        """The session's record for ``call_id``, creating it (with ``request_id``, ``assignee``
+        and the ``user-questions/asked`` event) when there is none; and whether it was created."""
         ...
 
     def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
-        """Settle an open question with ``terminal`` and append ``user-questions/answered`` to
-        its session; the first claim wins (``accepted``), later ones get ``already-resolved``,
-        an unknown id ``not-pending``."""
+        """Settle an open question with ``terminal`` (its ``answered_by`` kept in the record and
+        the event) and append ``user-questions/answered`` to its session; the first claim wins
+        (``accepted``), later ones get ``already-resolved``, an unknown id ``not-pending``."""
         ...
 
     def question(self, request_id: str) -> QuestionRecord | None:
@@ -81,6 +82,10 @@ class Store(Protocol):
 
     def pending_questions(self, session_id: str | None = None) -> list[QuestionRecord]:
         """Open questions, oldest first: of one session, or of every session (the inbox)."""
+        ...
+
+    def settled_questions(self) -> list[QuestionRecord]:
+        """Settled questions of every session, in the order they were settled (the audit)."""
         ...
 
     def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> ChangeFeed:

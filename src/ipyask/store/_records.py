@@ -12,6 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+from .._answered_by import AnsweredBy
+
 __all__ = [
     "ANSWERED",
     "ASKED",
@@ -26,9 +28,9 @@ __all__ = [
 ]
 
 ASKED = "user-questions/asked"
-"""The session event that records a durable ask: ``{id, callId, questions}``."""
+"""The session event that records a durable ask: ``{id, callId, questions, assignee?}``."""
 ANSWERED = "user-questions/answered"
-"""The session event that settles it: ``{id, outcome, answer? | error?}``."""
+"""The session event that settles it: ``{id, outcome, answer? | error?, answeredBy?}``."""
 
 Outcome = Literal["answered", "cancelled", "unavailable"]
 """How a durable question ended: the user answered, it was cancelled, or nobody could answer."""
@@ -61,6 +63,9 @@ class Terminal(StoreModel):
     outcome: Outcome
     answer: dict[str, Any] | None = None
     error: ErrorInfo | None = None
+    answered_by: AnsweredBy | None = None
+    """Who settled it, when, through which door, and the digest of the card they saw (``None``
+    in records written before ipyask kept it)."""
 
 
 class QuestionRecord(StoreModel):
@@ -75,6 +80,11 @@ class QuestionRecord(StoreModel):
     """Wall-clock seconds (Unix time) when the question was first recorded."""
     origin: str | None = None
     """``host:pid`` of the process that asked (the inbox groups by it)."""
+    assignee: str | None = None
+    """The one person who may answer it through a door that knows identities (an ipyask
+    extension: everyone sees the question)."""
+    resolved_at: float | None = None
+    """Wall-clock seconds (Unix time) when it was settled, in a store's record."""
     terminal: Terminal | None = None
 
     @property
@@ -89,11 +99,21 @@ class ClaimResult(StoreModel):
     status: ClaimStatus
     outcome: Outcome | None = None
     answer: dict[str, Any] | None = None
+    answered_by: AnsweredBy | None = None
+    """Who settled the question (this claim, or the one before it)."""
 
 
 def asked_event(record: QuestionRecord) -> dict[str, Any]:
     """The ``user-questions/asked`` event of ``record`` in wire form."""
-    return {"type": ASKED, "id": record.id, "callId": record.call_id, "questions": record.questions}
+    event: dict[str, Any] = {
+        "type": ASKED,
+        "id": record.id,
+        "callId": record.call_id,
+        "questions": record.questions,
+    }
+    if record.assignee is not None:
+        event["assignee"] = record.assignee
+    return event
 
 
 def answered_event(record_id: str, terminal: Terminal) -> dict[str, Any]:
@@ -106,11 +126,20 @@ def claim_of(record: QuestionRecord | None) -> ClaimResult:
     is no such record (an open record cannot be passed: the claim would have settled it)."""
     if record is None or record.terminal is None:
         return ClaimResult(status="not-pending")
+    terminal = record.terminal
     return ClaimResult(
-        status="already-resolved", outcome=record.terminal.outcome, answer=record.terminal.answer
+        status="already-resolved",
+        outcome=terminal.outcome,
+        answer=terminal.answer,
+        answered_by=terminal.answered_by,
     )
 
 
 def accepted(terminal: Terminal) -> ClaimResult:
     """The result of a claim that settled the question with ``terminal``."""
-    return ClaimResult(status="accepted", outcome=terminal.outcome, answer=terminal.answer)
+    return ClaimResult(
+        status="accepted",
+        outcome=terminal.outcome,
+        answer=terminal.answer,
+        answered_by=terminal.answered_by,
+    )

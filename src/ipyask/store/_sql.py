@@ -47,13 +47,14 @@ class Queries:
     by_call: str = "session_id = ? AND call_id = ?"
     pending: str = "outcome IS NULL ORDER BY asked_at, id"
     pending_in_session: str = "outcome IS NULL AND session_id = ? ORDER BY asked_at, id"
+    settled: str = "outcome IS NOT NULL ORDER BY resolved_at, id"
     insert_question: str = (
         "INSERT INTO ipyask_questions (id, session_id, agent_id, call_id, questions, asked_at,"
-        " origin) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " origin, assignee) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
     )
     resolve_question: str = (
-        "UPDATE ipyask_questions SET outcome = ?, answer = ?, error = ?, resolved_at = ?"
-        " WHERE id = ? AND outcome IS NULL RETURNING session_id"
+        "UPDATE ipyask_questions SET outcome = ?, answer = ?, error = ?, resolved_at = ?,"
+        " answered_by = ? WHERE id = ? AND outcome IS NULL RETURNING session_id"
     )
 
 
@@ -140,9 +141,12 @@ class SQLStore(ABC):
         *,
         request_id: str,
         agent_id: str | None = None,
+        assignee: str | None = None,
     ) -> tuple[QuestionRecord, bool]:
         return self._attempt(
-            lambda: self._open_question(session_id, call_id, questions, request_id, agent_id)
+            lambda: self._open_question(
+                session_id, call_id, questions, request_id, agent_id, assignee
+            )
         )
 
     def _open_question(
@@ -152,6 +156,7 @@ class SQLStore(ABC):
         questions: Sequence[Mapping[str, Any]],
         request_id: str,
         agent_id: str | None,
+        assignee: str | None,
     ) -> tuple[QuestionRecord, bool]:
         with self._write() as db:
             self._lock_session(db, session_id)
@@ -166,6 +171,7 @@ class SQLStore(ABC):
                 agent_id=agent_id,
                 asked_at=time.time(),
                 origin=origin(),
+                assignee=assignee,
             )
             db.execute(
                 self.QUERIES.insert_question,
@@ -177,6 +183,7 @@ class SQLStore(ABC):
                     self._to_json(record.questions),
                     record.asked_at,
                     record.origin,
+                    assignee,
                 ),
             )
             self._append(db, session_id, asked_event(record))
@@ -186,6 +193,7 @@ class SQLStore(ABC):
         return self._attempt(lambda: self._resolve_question(request_id, terminal))
 
     def _resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
+        by = terminal.answered_by
         with self._write() as db:
             row = db.execute(
                 self.QUERIES.resolve_question,
@@ -194,6 +202,7 @@ class SQLStore(ABC):
                     None if terminal.answer is None else self._to_json(terminal.answer),
                     None if terminal.error is None else self._to_json(terminal.error.to_wire()),
                     time.time(),
+                    None if by is None else self._to_json(by.to_wire()),
                     request_id,
                 ),
             ).fetchone()
@@ -211,6 +220,9 @@ class SQLStore(ABC):
         where = self.QUERIES.by_call
         found = self._attempt(lambda: self._select(where, (session_id, call_id)))
         return found[0] if found else None
+
+    def settled_questions(self) -> list[QuestionRecord]:
+        return self._attempt(lambda: self._select(self.QUERIES.settled, ()))
 
     def pending_questions(self, session_id: str | None = None) -> list[QuestionRecord]:
         if session_id is None:

@@ -122,6 +122,8 @@ class CardSource(WireModel):
     """Wall-clock seconds (Unix time) when it was asked; the view shows the newest first."""
     earlier: bool = False
     """Asked by a process that has ended (before a restart): the answer waits in the store."""
+    assignee: str | None = None
+    """The one person who may answer it (an ipyask extension); the view says it on the card."""
 
 
 def _outcome_problem(

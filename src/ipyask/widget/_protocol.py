@@ -195,6 +195,7 @@ ViewErrorCode = Literal[
     "REPLY_QUEUED",
     "CALLER_NOT_LIVE",
     "DELEGATED_CALLER",
+    "NOT_ASSIGNEE",
 ]
 """Every ``code`` of an ``error`` message to the views, each explained in ``docs/protocol.md``."""
 

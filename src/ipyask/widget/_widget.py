@@ -108,6 +108,9 @@ class QuestionWidget(anywidget.AnyWidget):
     """Hosts (``host`` or ``host:port``) whose images load at once; ``"*"`` for every host."""
     protocol_version = traitlets.Int(PROTOCOL_VERSION, read_only=True).tag(sync=True)
     """The message protocol version, a read-only constant."""
+    answerer = traitlets.Unicode("").tag(sync=True)
+    """Who answers through this widget (``""``: not known): the inbox offers "Only mine", the
+    questions assigned to them, when some question is assigned."""
 
     def __init__(
         self,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..._answered_by import AnsweredBy
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ...widget import QuestionWidget, SettledStatus
 from ._texts import NO_NOTICE, RECORD_WORDS, Notice, RecordWord, language_of
@@ -35,6 +36,7 @@ class CardOutcomes:
         late: bool = False,
         kept: bool = False,
         questions: list[AskUserQuestionItem] | None = None,
+        by: AnsweredBy | None = None,
     ) -> None:
         """Give card ``key`` its final ``status`` and record it (nothing if the card is gone).
 
@@ -42,7 +44,8 @@ class CardOutcomes:
         ``kept``: and nobody was left to read it, so it was kept in the session log. The
         card carries ``notice`` as its code (and English text); the record is written in the
         widget's language. ``questions``: the card's questions when the caller holds them (as
-        asked), else they are read from the card.
+        asked), else they are read from the card. ``by``: who settled it, through which door
+        (the record says it in words).
         """
         try:
             fields = NO_NOTICE if notice is None else notice.card_fields()
@@ -59,4 +62,4 @@ class CardOutcomes:
         # An answer speaks for itself.
         why = None if status == "answered" or notice is None else notice.text(language)
         title = RECORD_WORDS[language][word]
-        self._write_record(key, record(questions, title, answer, why, language=language))
+        self._write_record(key, record(questions, title, answer, why, language=language, by=by))

@@ -27,6 +27,7 @@ from typing import Any
 
 import traitlets
 
+from ..._answered_by import Door
 from ..._clock import Clock
 from ...widget import Card, KernelMessage, QuestionWidget, ViewMessage, WireCard
 from ._transcript import Transcript, display_with_transcript
@@ -162,6 +163,10 @@ class CellViews:
         view = self._view_of(key)
         if view is not None:
             view.write_record(markdown)
+
+    def door_of(self, view_id: str) -> Door:
+        """Through which door a front-end view answers: a cell view's, or the panel."""
+        return "cell-view" if view_id in self._by_view_id else "panel"
 
     def _forward(self, message: ViewMessage, view: CellView) -> None:
         self._by_view_id[message.view_id] = view

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..._agents import Agent
-from ..._events import SessionEvent
+from ..._answered_by import AnsweredBy, Door
+from ..._events import SessionEvent, UserMessageEvent
 from ..._service import UserQuestions
 from ..._session import Session, UserMessage
 from ..._vocabulary import AskUserQuestionAnswer
@@ -75,14 +76,14 @@ class ContinuedCards:
         view = self._service.projection(agent)
         return any(row.call_id == call_id for row in view.active)
 
-    def answer(self, key: str, answer: AskUserQuestionAnswer) -> bool:
+    def answer(self, key: str, answer: AskUserQuestionAnswer, door: Door = "panel") -> bool:
         """Send a late reply for continued card ``key``; whether the call still took one.
 
         The card then says the reply is queued; a call that took none is settled or expired.
         The seam may raise (e.g. ``BAD_ANSWER``).
         """
         agent, call_id = self._cards[key]
-        if not self._service.answer(agent, call_id, answer):
+        if not self._service.answer(agent, call_id, answer, door=door):
             self.refresh()
             return False
         # A kept answer is in the log already: the projection settles the card (refresh).
@@ -109,11 +110,14 @@ class ContinuedCards:
             if settled is not None:
                 del self._cards[key]
                 answer = AskUserQuestionAnswer(answers=settled.answers)
+                by = _late_answerer(agent.session, call_id)
                 if self._service.reply_kept(agent, call_id):
                     notice = Notice("reply-kept")
-                    self._outcomes.mark(key, "answered", notice, answer, late=True, kept=True)
+                    self._outcomes.mark(
+                        key, "answered", notice, answer, late=True, kept=True, by=by
+                    )
                 else:
-                    self._outcomes.mark(key, "answered", answer=answer, late=True)
+                    self._outcomes.mark(key, "answered", answer=answer, late=True, by=by)
             elif not active:
                 del self._cards[key]
                 self._outcomes.mark(key, "expired", Notice("no-longer-answerable"))
@@ -143,3 +147,12 @@ class ContinuedCards:
             unsubscribe()
         self._watching.clear()
         self._cards.clear()
+
+
+def _late_answerer(session: Session, call_id: str) -> AnsweredBy | None:
+    """Who gave the late reply that settled ``call_id``, as its admitted message says."""
+    for event in reversed(session.events):
+        source = event.source if isinstance(event, UserMessageEvent) else None
+        if source is not None and source.call_id == call_id:
+            return source.answered_by
+    return None

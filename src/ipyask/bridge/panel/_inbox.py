@@ -102,6 +102,7 @@ def _source(record: QuestionRecord) -> CardSource:
         process=record.origin,
         asked_at=record.asked_at,
         earlier=process_ended(record.origin),
+        assignee=record.assignee,
     )
 
 
@@ -285,7 +286,9 @@ class InboxCards:
             self._outcomes.mark(key, "expired", Notice("not-in-store"))
         elif terminal.outcome == "answered" and terminal.answer is not None:
             answer = AskUserQuestionAnswer.model_validate(terminal.answer)
-            self._outcomes.mark(key, "answered", Notice("settled-elsewhere"), answer)
+            self._outcomes.mark(
+                key, "answered", Notice("settled-elsewhere"), answer, by=terminal.answered_by
+            )
         elif terminal.outcome == "cancelled":
             # The store keeps what the agent was told; the card says it in the person's words.
             error = terminal.error
@@ -320,7 +323,7 @@ class InboxCards:
         if answer is None or self._stopped:
             return None
         try:
-            result = self.service.respond(self.store, key, answer)
+            result = self.service.respond(self.store, key, answer, door="inbox-widget")
         except StoreUnavailableError as error:
             self._not_saved(key, error)
             return None
@@ -340,9 +343,13 @@ class InboxCards:
             self._settled.add(key)
         if mine:
             if result.status == "accepted":
-                self._outcomes.mark(key, "answered", answer=answer)
+                self._outcomes.mark(key, "answered", answer=answer, by=result.answered_by)
             else:
-                terminal = Terminal(outcome=result.outcome or "answered", answer=result.answer)
+                terminal = Terminal(
+                    outcome=result.outcome or "answered",
+                    answer=result.answer,
+                    answered_by=result.answered_by,
+                )
                 self._mark(key, terminal)
         return result
 

@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from ..._agents import Agent
+from ..._answered_by import environment_identity
 from ..._errors import UserQuestionError
 from ..._followups import current_followups, run_after
 from ..._service import UserQuestions
@@ -106,8 +107,9 @@ class QuestionPanel(QuestionWidget):
                 None if agent is None else agent.session.id,
             )
         )
+        self.answerer = environment_identity()[0]  # the inbox's "Only mine"
         self._dispatcher = ViewMessageDispatcher(
-            self, self._held, self.claims, self.continued, self.inbox
+            self, self._held, self.claims, self.continued, self.inbox, self._cell_views.door_of
         )
         self.on_view_message(self._receive)
         self._off = service.on_request(self._answer, agent=agent)
@@ -191,6 +193,9 @@ class QuestionPanel(QuestionWidget):
             return
         # The agent gets the answer first; the card turns answered right after. Until then the
         # request stays held, so a second answer is refused as ALREADY_ANSWERED.
+        by = held.settlement.answered_by
+        if by is not None:  # a durable question's record says who answered, and where
+            self.service.attribute(held.request, by)
         run_after(held.followups, lambda: self._answered(held, outcome))
         if not answering.done():
             answering.set_result(outcome)
@@ -218,7 +223,13 @@ class QuestionPanel(QuestionWidget):
     def _answered(self, held: HeldRequest, answer: AskUserQuestionAnswer) -> None:
         if self._held.get(held.key) is held:
             del self._held[held.key]
-        self._outcomes.mark(held.key, "answered", answer=answer, questions=held.questions)
+        self._outcomes.mark(
+            held.key,
+            "answered",
+            answer=answer,
+            questions=held.questions,
+            by=held.settlement.answered_by,
+        )
 
     def _settled_without_answer(self, held: HeldRequest) -> None:
         signal = held.request.signal

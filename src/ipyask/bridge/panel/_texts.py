@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
+from ..._answered_by import Door
 from ...widget import NoticeCode
 
 __all__ = [
+    "DOOR_WORDS",
     "NOTICES",
     "NO_NOTICE",
     "RECORD_WORDS",
@@ -51,6 +53,7 @@ RecordWord = Literal[
     "title",
     "marked",
     "quoted",
+    "by",
 ]
 """The words and patterns of a transcript record."""
 
@@ -155,6 +158,7 @@ RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
         "title": "{title}: {line}",
         "marked": "{values} ({mark})",
         "quoted": "“{text}”",
+        "by": " by {who} in {door}",
     },
     "zh": {
         "allowed-by-rule": "已按规则允许",
@@ -173,10 +177,37 @@ RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
         "title": "{title}：{line}",
         "marked": "{values}（{mark}）",
         "quoted": "“{text}”",
+        "by": "（由 {who} 在{door}）",
     },
 }
 """The words of a transcript record per language (``title``, ``marked`` and ``quoted`` are
 patterns: Chinese takes full-width punctuation)."""
+
+DOOR_WORDS: dict[Language, dict[Door, str]] = {
+    "en": {
+        "cell-view": "the cell view",
+        "panel": "the panel",
+        "inbox-widget": "the inbox widget",
+        "inbox-page": "the inbox page",
+        "mcp-client": "an MCP client",
+        "api": "an API call",
+        "store-claim": "a store claim",
+        "rule": "a rule",
+        "timeout": "the timeout",
+    },
+    "zh": {
+        "cell-view": "单元格视图中",
+        "panel": "问题面板中",
+        "inbox-widget": "收件箱小部件中",
+        "inbox-page": "收件箱页面中",
+        "mcp-client": "MCP 客户端中",
+        "api": "API 调用中",
+        "store-claim": "存储认领中",
+        "rule": "规则中",
+        "timeout": "超时时",
+    },
+}
+"""Through which door a question was settled, as a transcript record says it (``by``)."""
 
 _ZH = re.compile(r"^zh(?:$|[-_])", re.IGNORECASE)
 _NAME = re.compile(r"\{(\w+)\}")

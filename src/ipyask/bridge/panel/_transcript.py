@@ -7,11 +7,12 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..._answered_by import AnsweredBy
 from ..._clock import Clock, TimerHandle
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ...kinds import kind_of
 from ...widget import QuestionWidget
-from ._texts import RECORD_WORDS, Language, RecordWord, fill
+from ._texts import DOOR_WORDS, RECORD_WORDS, Language, RecordWord, fill
 
 __all__ = [
     "TRANSCRIPT_CHARS_PER_MS",
@@ -98,6 +99,7 @@ def record(
     notice: str | None = None,
     *,
     language: Language = "en",
+    by: AnsweredBy | None = None,
 ) -> str:
     """One settled card as compact Markdown: the outcome, then each question with its answer.
 
@@ -105,10 +107,14 @@ def record(
     puts each question on its own line. A no to a decision card is marked in plain words
     (``(rejected)``); ``notice``, why a card closed unanswered, ends the record. No internal id
     is shown. ``outcome`` and ``notice`` come written; the record's own words are in
-    ``language``.
+    ``language``. ``by``: who settled it, said after the outcome (``**Answered** by ada in the
+    inbox page``).
     """
     words = RECORD_WORDS[language]
     title = f"**{escape_markdown(outcome)}**"
+    if by is not None:
+        who = escape_markdown(by.name)
+        title += fill(words["by"], {"who": who, "door": DOOR_WORDS[language][by.door]})
     why = f" — {escape_markdown(notice)}" if notice else ""
     lines = [_question(question, answer, words) for question in questions]
     if len(lines) == 1:

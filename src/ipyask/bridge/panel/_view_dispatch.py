@@ -8,8 +8,9 @@ no exception leaves :meth:`ViewMessageDispatcher.handle`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+from ..._answered_by import AnsweredBy, Door, answered_by
 from ..._errors import HarnessError, UserQuestionError
 from ..._field_problems import FieldProblem, ProblemLanguage, problem_texts
 from ...widget import (
@@ -78,12 +79,21 @@ class ViewMessageDispatcher:
         claims: ClaimTracker,
         continued: ContinuedCards,
         inbox: InboxCards | None = None,
+        door_of: Callable[[str], Door] | None = None,
     ) -> None:
         self._widget = widget
         self._held = held
         self._claims = claims
         self._continued = continued
         self._inbox = inbox
+        self._door_of = door_of
+
+    def _by(self, held: HeldRequest, view_id: str | None, door: Door | None = None) -> AnsweredBy:
+        """Who settles ``held`` from view ``view_id``: this kernel's user, through the cell view
+        or the panel the view belongs to (or ``door``), having seen its card."""
+        if door is None:
+            door = self._door_of(view_id) if self._door_of and view_id else "panel"
+        return answered_by(door, [question.to_wire() for question in held.questions])
 
     def handle(self, message: ViewMessage) -> None:
         """Act on ``message``; refusals and failures are reported to its view."""
@@ -145,7 +155,10 @@ class ViewMessageDispatcher:
             held = self._pending(message.key)
             if held.call_id is not None:
                 raise Refused("KEYED_CARD", "a card with a call id is hidden, not cancelled")
-            held.settlement.reject(UserQuestionError(CANCELLED_BY_PERSON, "ASK_CANCELLED"))
+            held.settlement.reject(
+                UserQuestionError(CANCELLED_BY_PERSON, "ASK_CANCELLED"),
+                self._by(held, message.view_id),
+            )
         elif isinstance(message, ClaimMessage):
             held = self._timed(message.key)
             assert held.agent is not None and held.call_id is not None  # a timed wait has both
@@ -158,7 +171,9 @@ class ViewMessageDispatcher:
             held = self._timed(message.key)
             if self._widget.store.card(message.key).held:
                 raise Refused("HELD", "the person is taking time to answer this question")
-            held.settlement.reject(UserQuestionError.of("ASK_TIMED_OUT"))
+            held.settlement.reject(
+                UserQuestionError.of("ASK_TIMED_OUT"), self._by(held, None, "timeout")
+            )
 
     def _pending(self, key: str) -> HeldRequest:
         held = self._held.get(key)
@@ -186,7 +201,8 @@ class ViewMessageDispatcher:
             problem = batch_problem(self._widget.store.card(message.key), message.answer)
             if problem is not None:
                 raise Refused.bad_answer(problem)
-            if not self._continued.answer(message.key, message.answer):
+            door = self._door_of(message.view_id) if self._door_of else "panel"
+            if not self._continued.answer(message.key, message.answer, door):
                 raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
             return
         if self._inbox is not None and self._inbox_card(message.key):
@@ -196,7 +212,7 @@ class ViewMessageDispatcher:
         problem = batch_problem(held, message.answer)
         if problem is not None:
             raise Refused.bad_answer(problem)
-        if not held.settlement.resolve(message.answer):
+        if not held.settlement.resolve(message.answer, self._by(held, message.view_id)):
             raise Refused("ALREADY_ANSWERED", "this question was already answered")
 
     def _answer_in_inbox(self, inbox: InboxCards, message: AnswerMessage) -> None:

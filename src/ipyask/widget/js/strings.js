@@ -361,6 +361,7 @@ export const ERRORS = {
     CALLER_NOT_LIVE: "The agent that asked has ended, so it cannot take this answer.",
     DELEGATED_CALLER: "Another agent now runs the agent that asked, so it cannot take this answer here.",
     HELD: "You are taking time: the question waits for your answer.",
+    NOT_ASSIGNEE: "This question is assigned to someone else: only they may answer it.",
   },
   zh: {
     ALREADY_ANSWERED: "这个问题已在这里或另一个视图中回答过了。",
@@ -372,6 +373,7 @@ export const ERRORS = {
     CALLER_NOT_LIVE: "提问的智能体已结束，无法接收这个回答。",
     DELEGATED_CALLER: "提问的智能体现由另一个智能体管理，这里无法把回答交给它。",
     HELD: "你正在慢慢回答：这个问题会等你。",
+    NOT_ASSIGNEE: "这个问题已指派给其他人：只有被指派的人可以回答。",
   },
 };
 

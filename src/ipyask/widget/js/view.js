@@ -125,6 +125,8 @@ export class View {
     };
     this.kernelSignal?.connect(this.onKernelStatus, this);
     model.on("change:language", this.onLanguage);
+    this.onAnswerer = () => this.sync(); // the inbox's "Only mine" names who answers here
+    model.on("change:answerer", this.onAnswerer);
     document.addEventListener("visibilitychange", this.onVisibility);
     window.addEventListener("blur", this.onBlur);
     window.addEventListener("focus", this.onFocus);
@@ -488,6 +490,7 @@ export class View {
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);
+    this.model.off("change:answerer", this.onAnswerer);
     this.model.off("comm_live_update", this.onCommLive);
     this.kernelSignal?.disconnect(this.onKernelStatus, this);
     document.removeEventListener("visibilitychange", this.onVisibility);

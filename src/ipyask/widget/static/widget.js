@@ -379,7 +379,8 @@ var ERRORS = {
     REPLY_QUEUED: "An answer to this question already waits for the agent's next step.",
     CALLER_NOT_LIVE: "The agent that asked has ended, so it cannot take this answer.",
     DELEGATED_CALLER: "Another agent now runs the agent that asked, so it cannot take this answer here.",
-    HELD: "You are taking time: the question waits for your answer."
+    HELD: "You are taking time: the question waits for your answer.",
+    NOT_ASSIGNEE: "This question is assigned to someone else: only they may answer it."
   },
   zh: {
     ALREADY_ANSWERED: "这个问题已在这里或另一个视图中回答过了。",
@@ -390,7 +391,8 @@ var ERRORS = {
     REPLY_QUEUED: "这个问题已有一个回答在等待智能体的下一步。",
     CALLER_NOT_LIVE: "提问的智能体已结束，无法接收这个回答。",
     DELEGATED_CALLER: "提问的智能体现由另一个智能体管理，这里无法把回答交给它。",
-    HELD: "你正在慢慢回答：这个问题会等你。"
+    HELD: "你正在慢慢回答：这个问题会等你。",
+    NOT_ASSIGNEE: "这个问题已指派给其他人：只有被指派的人可以回答。"
   }
 };
 function errorText(code, message, lang) {
@@ -3189,8 +3191,8 @@ function refusalTone(p, chosen) {
 
 // src/ipyask/widget/js/inbox.js
 var TEXTS = {
-  en: { filter: "Filter questions by agent, process or text", ended: "ended" },
-  zh: { filter: "按代理、进程或文字筛选问题", ended: "已结束" }
+  en: { filter: "Filter questions by agent, process, assignee or text", ended: "ended", assigned: "for {name} to answer", mine: "Only mine ({name})" },
+  zh: { filter: "按代理、进程、被指派人或文字筛选问题", ended: "已结束", assigned: "指派给 {name} 回答", mine: "只看指派给我的（{name}）" }
 };
 function sourceOf(card) {
   const source = (
@@ -3222,28 +3224,44 @@ function arrange(cards) {
 }
 function text(card) {
   const source = sourceOf(card);
-  const parts = [source?.agent, source?.session, source?.process, card.callId];
+  const parts = [source?.agent, source?.session, source?.process, source?.assignee, card.callId];
   for (const question of card.questions) parts.push(question.header, question.question);
   return parts.filter(Boolean).join(" ").toLowerCase();
 }
 var InboxBar = class {
-  /** @param {{lang: "en" | "zh", sync(): void}} view */
+  /** @param {{lang: "en" | "zh", sync(): void, model: {get(name: string): unknown}}} view */
   constructor(view) {
     this.view = view;
     this.query = "";
+    this.onlyMine = false;
     this.input = h("input", { type: "search", class: "ipyask-inbox-filter__input" });
     this.input.addEventListener("input", () => {
       this.query = /** @type {HTMLInputElement} */
       this.input.value.trim().toLowerCase();
       this.view.sync();
     });
-    this.el = h("div", { class: "ipyask-inbox-filter", hidden: true }, this.input);
+    this.mineBox = /** @type {HTMLInputElement} */
+    h("input", { type: "checkbox", class: "ipyask-inbox-mine__box" });
+    this.mineBox.addEventListener("change", () => {
+      this.onlyMine = this.mineBox.checked;
+      this.view.sync();
+    });
+    this.mineText = h("span", {});
+    this.mine = h("label", { class: "ipyask-inbox-mine", hidden: true }, this.mineBox, this.mineText);
+    this.el = h("div", { class: "ipyask-inbox-filter", hidden: true }, this.input, this.mine);
+  }
+  /** Who answers through this widget ("" when not known). */
+  get answerer() {
+    const name = this.view.model.get("answerer");
+    return typeof name === "string" ? name : "";
   }
   /** Show every inbox card again (the person asked for one the filter leaves out). */
   clear() {
-    if (this.query === "") return;
+    if (this.query === "" && !this.onlyMine) return;
     this.query = "";
     this.input.value = "";
+    this.onlyMine = false;
+    this.mineBox.checked = false;
     this.view.sync();
   }
   /**
@@ -3255,9 +3273,12 @@ var InboxBar = class {
     const texts = TEXTS[this.view.lang];
     this.input.setAttribute("aria-label", texts.filter);
     this.input.setAttribute("placeholder", texts.filter);
+    const me = this.answerer;
+    const rows = Array.from(shown2);
+    const mineOffered = me !== "" && rows.some(([card]) => typeof sourceOf(card)?.assignee === "string");
     let any = false;
     let previous = "";
-    for (const [card, controller] of shown2) {
+    for (const [card, controller] of rows) {
       const source = sourceOf(card);
       const el = controller.el;
       if (!source) {
@@ -3267,12 +3288,17 @@ var InboxBar = class {
       any = true;
       const group = groupKey(source);
       const label = source.earlier ? `${group} · ${texts.ended}` : group;
-      if (group !== previous) el.setAttribute("data-ipyask-group", label);
+      const assigned = typeof source.assignee === "string" ? fill(texts.assigned, { name: source.assignee }) : "";
+      if (group !== previous) el.setAttribute("data-ipyask-group", assigned ? `${label} · ${assigned}` : label);
+      else if (assigned) el.setAttribute("data-ipyask-group", assigned);
       else el.removeAttribute("data-ipyask-group");
       previous = group;
-      el.classList.toggle("ipyask-card--filtered", this.query !== "" && !text(card).includes(this.query));
+      const notMine = mineOffered && this.onlyMine && source.assignee !== me;
+      el.classList.toggle("ipyask-card--filtered", notMine || this.query !== "" && !text(card).includes(this.query));
     }
     this.el.hidden = !any;
+    this.mine.hidden = !mineOffered;
+    this.mineText.textContent = fill(texts.mine, { name: me });
   }
 };
 
@@ -3349,6 +3375,8 @@ var View = class {
     };
     this.kernelSignal?.connect(this.onKernelStatus, this);
     model.on("change:language", this.onLanguage);
+    this.onAnswerer = () => this.sync();
+    model.on("change:answerer", this.onAnswerer);
     document.addEventListener("visibilitychange", this.onVisibility);
     window.addEventListener("blur", this.onBlur);
     window.addEventListener("focus", this.onFocus);
@@ -3675,6 +3703,7 @@ var View = class {
     clearInterval(this.timer);
     clearInterval(this.beat);
     this.model.off("change:language", this.onLanguage);
+    this.model.off("change:answerer", this.onAnswerer);
     this.model.off("comm_live_update", this.onCommLive);
     this.kernelSignal?.disconnect(this.onKernelStatus, this);
     document.removeEventListener("visibilitychange", this.onVisibility);

@@ -1,0 +1,152 @@
+"""``AnsweredBy``: the record of who settled a question, when, through which door, and what card
+they were shown.
+
+Every settlement can carry one: the store keeps it with a durable question's record and in its
+``user-questions/answered`` event, the transcript says it in plain words, and
+``python -m ipyask audit`` exports it. The digest ties a decision to the card as it was presented
+(its questions, with their options and arguments, in wire form): an approval of ``rm -rf /tmp/x``
+cannot later be read as an approval of other arguments.
+
+This module imports nothing of ipyask, so the store (below the vocabulary) and the bridge can both
+use it.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+import socket
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "DIGEST_PREFIX",
+    "DOORS",
+    "JUPYTER_USER_VARIABLE",
+    "USER_VARIABLE",
+    "AnsweredBy",
+    "Door",
+    "answered_by",
+    "card_digest",
+    "environment_identity",
+]
+
+Door = Literal[
+    "cell-view",
+    "panel",
+    "inbox-widget",
+    "inbox-page",
+    "mcp-client",
+    "api",
+    "store-claim",
+    "rule",
+    "timeout",
+]
+"""Through which door a question was settled: a card in the cell that asked (``cell-view``), the
+notebook's question panel (``panel``), the inbox widget of a store (``inbox-widget``), the inbox
+page Jupyter Server serves (``inbox-page``), an MCP client's elicitation (``mcp-client``), a call
+of :meth:`UserQuestions.respond` / ``cancel`` / ``answer`` in code or an answerer function that
+does not say who answered (``api``), a claim through
+:func:`ipyask.connect`'s ``answer`` / ``cancel`` (``store-claim``), an approval rule (``rule``) or a
+countdown that ran out (``timeout``)."""
+
+DOORS: tuple[Door, ...] = get_args(Door)
+"""Every door, in the order :data:`Door` lists them."""
+
+USER_VARIABLE = "IPYASK_USER"
+"""The environment variable that names who answers from this process, when set (a shared
+machine's service account, a test): it wins over the Jupyter and the OS user."""
+
+JUPYTER_USER_VARIABLE = "JUPYTERHUB_USER"
+"""The environment variable that names the Jupyter user of a kernel JupyterHub started."""
+
+DIGEST_PREFIX = "sha256:"
+
+
+class AnsweredBy(BaseModel):
+    """Who settled a question (``who``, and ``host`` when the name is an OS user's), when
+    (``at``, Unix seconds), through which ``door``, and the ``digest`` of the card they saw."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    who: str = Field(min_length=1)
+    """The Jupyter user's name when a Jupyter identity is known, else the OS user's."""
+    host: str | None = None
+    """The machine of an OS user (``None`` for a Jupyter identity)."""
+    at: float
+    """Wall-clock seconds (Unix time) of the settlement."""
+    door: Door
+    digest: str | None = None
+    """``sha256:`` and the hex digest of the presented card's canonical JSON
+    (:func:`card_digest`); ``None`` when no card was shown."""
+
+    @property
+    def name(self) -> str:
+        """``who``, with ``@host`` for an OS user: how a person reads the answerer."""
+        return f"{self.who}@{self.host}" if self.host else self.who
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-native wire form (camelCase keys, absent fields left out)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def environment_identity() -> tuple[str, str | None]:
+    """``(who, host)`` of this process: ``$IPYASK_USER`` when set, else the JupyterHub user when
+    the kernel runs under one (``host`` ``None`` for both), else the OS user and this machine's
+    name."""
+    for variable in (USER_VARIABLE, JUPYTER_USER_VARIABLE):
+        named = os.environ.get(variable, "").strip()
+        if named:
+            return named, None
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a bare container): say the uid
+        user = f"uid-{os.getuid()}" if hasattr(os, "getuid") else "unknown"
+    return user, socket.gethostname()
+
+
+def card_digest(questions: Sequence[Mapping[str, Any]]) -> str:
+    """The digest of a card's questions (wire form): SHA-256 of their canonical JSON (keys
+    sorted, no spaces, UTF-8), as ``sha256:<hex>``. The same questions give the same digest in
+    any process and any version of Python."""
+    canonical = json.dumps(
+        [dict(question) for question in questions],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+    return DIGEST_PREFIX + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def answered_by(
+    door: Door,
+    questions: Sequence[Mapping[str, Any]] | None = None,
+    *,
+    who: str | None = None,
+    at: float | None = None,
+) -> AnsweredBy:
+    """The record of a settlement through ``door`` now (or at ``at``) of the card of
+    ``questions``. ``who`` names a known identity (a Jupyter user's); by default the
+    environment's (:func:`environment_identity`)."""
+    if who is not None:
+        if not isinstance(who, str) or not who.strip():
+            raise ValueError(f"who must name the answerer (a non-empty string), not {who!r}")
+        name, host = who, None
+    else:
+        name, host = environment_identity()
+    return AnsweredBy(
+        who=name,
+        host=host,
+        at=time.time() if at is None else at,
+        door=door,
+        digest=None if questions is None else card_digest(questions),
+    )
