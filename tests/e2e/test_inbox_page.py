@@ -185,3 +185,24 @@ def test_a_question_answered_elsewhere_settles_on_the_open_page(
         assert finish(agent)["answer"] == {"answers": [{"id": "q1", "selected": ["No"]}]}
         expect(card).to_contain_text("Answered")
         expect(card.get_by_role("radio", name="No")).to_have_count(0)
+
+
+@pytest.mark.browser
+def test_an_answer_that_does_not_reach_the_server_is_said_so_on_its_card_and_can_be_sent_again(
+    page: Page, server: Server, store_path: str
+) -> None:
+    page.goto(f"{server.url}/ipyask/inbox?token={server.token}")
+    expect(page.locator(".ipyask-page--ready")).to_be_visible()
+    known = set(pending_ids(store_path))
+    with agent_asking(store_path, "unsent-1") as agent:
+        key = wait_for_question(store_path, known)
+        card = card_of(page, agent.pid)
+        page.route("**/ipyask/api/messages", lambda route: route.abort())
+        card.get_by_role("radio", name="Yes").tap()
+        card.get_by_role("button", name="Submit").tap()
+        expect(card).to_contain_text("Your answer did not reach the Jupyter server")
+        assert key in pending_ids(store_path)
+        page.unroute("**/ipyask/api/messages")
+        card.get_by_role("button", name="Submit").tap()
+        assert finish(agent)["answer"] == YES
+        expect(card).to_contain_text("Answered")

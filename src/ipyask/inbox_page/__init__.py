@@ -3,8 +3,9 @@
 Every open question of the store the server's notebooks use, grouped as the inbox widget groups
 them and answered on the same cards (the widget's own bundle), live as questions arrive and
 settle, on any screen that reaches the server (a phone's included). It uses the server's own
-authentication: no login of its own. Installing ipyask enables it (the wheel installs
-``etc/jupyter/jupyter_server_config.d/ipyask.json``). The store is ``c.IpyaskInboxPage.store``
+authentication: no login of its own. Installing ipyask enables it: the wheel installs
+``etc/jupyter/jupyter_server_config.d/ipyask.json``, enabling the server extension ``ipyask``,
+whose extension point is this module. The store is ``c.IpyaskInboxPage.store``
 (a path or a ``postgresql://`` URL), else ``$IPYASK_STORE``, else
 ``.ipyask/questions.sqlite3`` under the server's root directory. See docs/inbox-page.md.
 """
