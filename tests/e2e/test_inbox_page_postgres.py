@@ -1,5 +1,6 @@
 """The inbox page on a PostgreSQL store named in the server's configuration
-(``--IpyaskInboxPage.store``): an agent process asking there is answered from a phone-sized page.
+(``--IpyaskInboxPage.store``), under a base URL as JupyterHub gives a user's server: an agent
+process asking there is answered from a phone-sized page.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def server(postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     root: Path = tmp_path_factory.mktemp("inbox-page-pg-root")
     base = tmp_path_factory.mktemp("inbox-page-pg-home")
     option = f"--IpyaskInboxPage.store={postgres_url}"
-    with serving(lambda: jupyter_server(root, base, option), 90.0) as started:
+    make = lambda: jupyter_server(root, base, option, base_url="/user/ada/")  # noqa: E731
+    with serving(make, 90.0) as started:
         yield started
 
 
