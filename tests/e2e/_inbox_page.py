@@ -4,10 +4,12 @@ the card of one agent process."""
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from helpers.agent_processes import start_agent
 from ipyask.store import open_store
@@ -15,6 +17,8 @@ from ipyask.store import open_store
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page
 
+AXE = Path(__file__).resolve().parents[2] / ".cache/node/node_modules/axe-core/axe.min.js"
+"""axe-core, as scripts/test installs it (``$IPYASK_AXE_PATH`` wins)."""
 PHONE = {"width": 390, "height": 844}
 """A phone's viewport (CSS pixels)."""
 YES = {"answers": [{"id": "q1", "selected": ["Yes"]}]}
@@ -72,3 +76,15 @@ def phone_page(browser: Browser) -> Iterator[Page]:
         yield page
     finally:
         context.close()
+
+
+def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """What axe-core finds wrong with ``page``'s accessibility (nothing, for a good page)."""
+    path = Path(os.environ.get("IPYASK_AXE_PATH") or AXE)
+    page.add_script_tag(content=path.read_text(encoding="utf-8"))
+    violations: list[dict[str, Any]] = page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+             .map(v => ({id: v.id, impact: v.impact,
+                         nodes: v.nodes.map(n => n.target.join(' '))}))"""
+    )
+    return violations

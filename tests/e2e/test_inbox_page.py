@@ -22,7 +22,15 @@ from playwright.sync_api import expect
 
 from helpers.agent_processes import AGENT, finish
 
-from ._inbox_page import YES, agent_asking, card_of, pending_ids, phone_page, wait_for_question
+from ._inbox_page import (
+    YES,
+    agent_asking,
+    axe_violations,
+    card_of,
+    pending_ids,
+    phone_page,
+    wait_for_question,
+)
 from ._pages import PageLog, save_screenshot
 from ._servers import Server, jupyter_server, serving
 
@@ -158,6 +166,7 @@ def test_on_a_phone_the_page_shows_a_question_as_it_is_asked_and_answers_it(
         width = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
         assert width[0] <= width[1], "the page scrolls sideways on a phone"
         save_screenshot(page, "inbox-page-phone-question")
+        assert axe_violations(page) == []
         card.get_by_role("radio", name="Yes").tap()
         card.get_by_role("button", name="Submit").tap()
         assert finish(agent)["answer"] == YES
