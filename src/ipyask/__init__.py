@@ -95,6 +95,14 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_BRIDGE_NAMES})
 
 
+def _jupyter_server_extension_points() -> list[dict[str, Any]]:
+    # Jupyter Server's entry point (enabled by the wheel's jupyter_server_config.d/ipyask.json):
+    # the inbox page, ipyask.inbox_page (docs/inbox-page.md).
+    from .inbox_page import _jupyter_server_extension_points as inbox_page_points
+
+    return inbox_page_points()
+
+
 __all__ = [
     "Agent",
     "Answerer",

@@ -299,3 +299,33 @@ def marimo_server(notebook: Path, base: Path) -> Server:
         probe="/health",
         log=base / "marimo.log",
     )
+
+
+def jupyter_server(root: Path, base: Path, *options: str, base_url: str = "/") -> Server:
+    """A plain Jupyter Server (the extensions this venv enables, ipyask's inbox page among them)
+    on a free port, serving ``root``, with a random token; ``options`` are more arguments. Its
+    ``url`` ends with ``base_url`` (without its last slash), as JupyterHub's ``/user/<name>/``."""
+    port, token = free_port(), secrets.token_hex(16)
+    argv = [
+        sys.executable, "-m", "jupyter_server",
+        "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}", f"--ServerApp.base_url={base_url}",
+        *options,
+    ]  # fmt: skip
+    env = jupyter_env(base)
+    env.pop("IPYASK_STORE", None)  # the store is the root's default, or the one ``options`` name
+    prefix = base_url.rstrip("/")
+    server = Server(
+        "jupyter server",
+        argv,
+        cwd=root,
+        env=env,
+        port=port,
+        token=token,
+        probe=f"/api/status?token={token}",
+        log=base / "server.log",
+    )
+    server.url += prefix  # the probe and the tests' paths go under it
+    return server
