@@ -18,6 +18,7 @@ import ipyask
 from ipyask.inbox_page._inbox import PageInbox, Subscription
 from ipyask.inbox_page._settings import store_location
 from ipyask.inbox_page._texts import inbox_page, page_language
+from ipyask.store import open_store
 
 DEPLOY = {
     "questions": [
@@ -158,3 +159,25 @@ async def test_closing_ends_every_pages_stream(inbox: PageInbox) -> None:
     await next_event(subscription, "state")
     await inbox.close()
     assert await asyncio.wait_for(subscription.events.get(), 10) is None
+
+
+async def test_the_record_names_the_pages_jupyter_user_and_the_inbox_page_as_the_door(
+    inbox: PageInbox, tmp_path: Path
+) -> None:
+    location = str(tmp_path / "questions.sqlite3")
+    subscription = inbox.subscribe("grace")
+    state = await next_event(subscription, "state")
+    assert state["answerer"] == "grace"  # the page's "Only mine" is the Jupyter user's
+    async with ipyask.connect(location, agent="worker") as conn:
+        asking = asyncio.ensure_future(conn.ask(DEPLOY, call_id="step-4"))
+        [card] = (await next_custom(subscription, "cards"))["upsert"]
+        inbox.deliver(answer_message(card["key"], YES), username="grace")
+        await asyncio.wait_for(asking, 10)
+    store = open_store(location)
+    try:
+        record = store.question(card["key"])
+    finally:
+        store.close()
+    assert record is not None and record.terminal is not None
+    by = record.terminal.answered_by
+    assert by is not None and (by.who, by.door) == ("grace", "inbox-page")

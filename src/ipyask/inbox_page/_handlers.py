@@ -92,6 +92,11 @@ class AssetHandler(_InboxHandler):
         self.finish(path.read_bytes())
 
 
+def _username(handler: APIHandler) -> str:
+    """The Jupyter user of a request (its identity provider's name for them)."""
+    return getattr(handler.current_user, "username", None) or str(handler.current_user)
+
+
 class _InboxAPIHandler(APIHandler):
     @property
     def inbox(self) -> PageInbox:
@@ -108,7 +113,7 @@ class EventsHandler(_InboxAPIHandler):
     @web.authenticated
     async def get(self) -> None:
         try:
-            subscription = self.inbox.subscribe()
+            subscription = self.inbox.subscribe(_username(self))
         except (StoreOpenError, ImportError) as error:
             raise web.HTTPError(503, str(error)) from error
         self._subscription = subscription
@@ -144,9 +149,8 @@ class MessagesHandler(_InboxAPIHandler):
     @web.authenticated
     def post(self) -> None:
         content: Any = self.get_json_body()
-        username = getattr(self.current_user, "username", None) or str(self.current_user)
         try:
-            self.inbox.deliver(content, username=username)
+            self.inbox.deliver(content, username=_username(self))
         except (StoreOpenError, ImportError) as error:
             raise web.HTTPError(503, str(error)) from error
         self.set_status(204)

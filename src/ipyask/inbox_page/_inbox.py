@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import threading
 from typing import TYPE_CHECKING
 
 from .._service import UserQuestions
+from ..bridge.panel._inbox import ANSWERING_AS
 from ..store import Store, open_store
 
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PageInbox", "Subscription"]
 
-log = logging.getLogger("ipyask")
 
 
 class Subscription:
@@ -72,11 +71,18 @@ class PageInbox:
         return self._panel
 
     # -- to the pages -------------------------------------------------------------------------
-    def subscribe(self) -> Subscription:
-        """A new page's stream: the panel's state first, then every change as it happens."""
+    def subscribe(self, username: str | None = None) -> Subscription:
+        """A new page's stream: the panel's state first, then every change as it happens.
+
+        ``username`` (the page's Jupyter user) is the page's ``answerer``: its "Only mine"
+        filter shows the questions assigned to them.
+        """
         panel = self.panel()
         subscription = Subscription()
-        subscription.events.put_nowait(event("state", panel.page_state()))
+        state = panel.page_state()
+        if username:
+            state["answerer"] = username
+        subscription.events.put_nowait(event("state", state))
         with self._lock:
             self._subscriptions.add(subscription)
         return subscription
@@ -114,19 +120,17 @@ class PageInbox:
 
         An ``answer`` is checked against its card and claimed on the store exactly as on the
         inbox widget; its outcome, or the refusal naming the view, reaches the pages as
-        events. ``username`` is the Jupyter user who sent it: the claim does not record who
-        answered yet (``UserQuestions.respond`` takes no identity), so it is logged here.
+        events. ``username`` is the Jupyter user who sent it: the store's record of the claim
+        names them, and the inbox page as the door.
         """
         panel = self.panel()
-        if isinstance(content, dict) and content.get("kind") == "answer":
-            log.info(
-                "ipyask: Jupyter user %r sent an answer to question %r from the inbox page",
-                username,
-                content.get("key"),
+        token = ANSWERING_AS.set((username, "inbox-page"))
+        try:
+            panel.page_comm.handle_msg(
+                {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
             )
-        panel.page_comm.handle_msg(
-            {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
-        )
+        finally:
+            ANSWERING_AS.reset(token)
 
     # -- lifetime -----------------------------------------------------------------------------
     async def close(self) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import os
 import socket
@@ -23,6 +24,7 @@ import threading
 from collections.abc import Awaitable, Callable
 
 from ..._backoff import Backoff, Pause
+from ..._answered_by import Door
 from ..._clock import ThreadClock, TimerHandle
 from ..._service import UserQuestions
 from ..._settlement import Settlement
@@ -46,12 +48,20 @@ from ._texts import NO_NOTICE, NOTICES, Notice, cancelled_notice
 __all__ = [
     "ASKED_EARLIER",
     "SETTLED_ELSEWHERE",
+    "ANSWERING_AS",
     "InboxCards",
     "not_saved_notice",
     "process_ended",
 ]
 
 log = logging.getLogger("ipyask")
+
+ANSWERING_AS: contextvars.ContextVar[tuple[str | None, Door]] = contextvars.ContextVar(
+    "ipyask_answering_as", default=(None, "inbox-widget")
+)
+"""Who answers through the inbox now, and through which door: the inbox widget in a kernel
+by default (the environment's identity); the inbox page sets the Jupyter user and its door
+while it hands a page's message to the panel."""
 
 ASKED_EARLIER = NOTICES["en"]["asked-earlier"]
 """What the card of a question asked by a process that has ended says (in English)."""
@@ -152,7 +162,8 @@ class InboxCards:
         self._thread: threading.Thread | None = None
         self._refresh_due = False
         self._stopped = False
-        self._unsaved: dict[str, AskUserQuestionAnswer] = {}
+        # each answer waiting for the store, with who gave it and through which door
+        self._unsaved: dict[str, tuple[AskUserQuestionAnswer, tuple[str | None, Door]]] = {}
         """Answers clicked that the store could not take yet (the latest click per card)."""
         self._retries: dict[str, tuple[Backoff, TimerHandle | None]] = {}
         self._refresh_backoff = Backoff()
@@ -312,18 +323,19 @@ class InboxCards:
         """
         with self._lock:
             retrying = key in self._unsaved
-            self._unsaved[key] = answer
+            self._unsaved[key] = (answer, ANSWERING_AS.get())
         if retrying:
             return None  # the retry under way saves this answer
         return self._save(key)
 
     def _save(self, key: str) -> ClaimResult | None:
         with self._lock:
-            answer = self._unsaved.get(key)
-        if answer is None or self._stopped:
+            unsaved = self._unsaved.get(key)
+        if unsaved is None or self._stopped:
             return None
+        answer, (who, door) = unsaved
         try:
-            result = self.service.respond(self.store, key, answer, door="inbox-widget")
+            result = self.service.respond(self.store, key, answer, who=who, door=door)
         except StoreUnavailableError as error:
             self._not_saved(key, error)
             return None
