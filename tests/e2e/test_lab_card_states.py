@@ -144,6 +144,7 @@ def test_every_card_kind_in_every_state(
 
     _check_pending(nb, language)
     _check_details(nb, language)
+    _shoot(nb, "details", ARTIFACTS / f"lab-states-{shade}-{language}-details.png")
     assert nb.log.errors == []
 
 
@@ -210,10 +211,13 @@ _UNION = """(cards) => {
 
 
 def _shoot(nb: LabNotebook, kind: str, path: Path) -> None:
-    """One screenshot of ``kind``'s settled cards, or of every pending card (the widget shows
-    them first), scrolled to the top of the notebook's view."""
+    """One screenshot of ``kind``'s settled cards, of every pending card (the widget shows them
+    first) or of the cards with their details open, scrolled to the top of the notebook's
+    view."""
     if kind == "pending":
         cards = nb.output(0).locator('article[data-key$="-pending"]')
+    elif kind == "details":
+        cards = nb.output(0).locator(", ".join(f'article[data-key="{key}"]' for key in DETAILS))
     else:
         cards = nb.output(0).locator(f'article[data-key^="{kind}-"]:not([data-key$="-pending"])')
     cards.first.evaluate("(card) => card.scrollIntoView({ block: 'start' })")
