@@ -14,14 +14,14 @@ import re
 import shutil
 import urllib.request
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.sync_api import expect
 
 from . import card_catalogue
 from ._pages import ARTIFACTS, LabNotebook, write_notebook
-from .card_catalogue import EXPECTED, KINDS
+from .card_catalogue import EXPECTED, KINDS, Expected
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -39,9 +39,9 @@ from card_catalogue import cards
 from ipyask.widget import QuestionWidget
 QuestionWidget(cards=cards(), language={language!r})"""
 
-# Each card's tone colour, and the colours it is compared with, as the page resolves them.
-_TONE = """(card) => {
-  const style = getComputedStyle(card);
+# What every card shows, by key: its classes, status word, summary line, title, and its tone
+# colour with the colours it is compared with, as the page resolves them.
+_READ = """(cards) => Object.fromEntries(cards.map((card) => {
   const resolve = (name) => {
     const probe = document.createElement("span");
     probe.style.color = `var(${name})`;
@@ -50,9 +50,34 @@ _TONE = """(card) => {
     probe.remove();
     return colour;
   };
-  return { tone: resolve("--ipyask-tone"), error: resolve("--ipyask-error"),
-           success: resolve("--ipyask-success"), border: style.borderLeftColor };
-}"""
+  const text = (selector) => card.querySelector(selector)?.textContent ?? null;
+  return [card.dataset.key, {
+    classes: card.className.split(" "), wait: text("[data-role=wait]"),
+    line: text(".ipyask-summary__line"), title: text("h2"),
+    tone: resolve("--ipyask-tone"), error: resolve("--ipyask-error"),
+    success: resolve("--ipyask-success"), border: getComputedStyle(card).borderLeftColor,
+  }];
+}))"""
+
+
+def _check(key: str, expected: Expected, shown: dict[str, Any], language: str) -> list[str]:
+    """What is wrong with what card ``key`` shows."""
+    problems = []
+    if f"ipyask-tone-{expected.tone}" not in shown["classes"]:
+        problems.append(f"{key}: classes {shown['classes']}, want ipyask-tone-{expected.tone}")
+    wait = expected.wait[language]
+    if wait is not None and shown["wait"] != wait:
+        problems.append(f"{key}: status {shown['wait']!r}, want {wait!r}")
+    if expected.line is not None and shown["line"] != expected.line[language]:
+        problems.append(f"{key}: line {shown['line']!r}, want {expected.line[language]!r}")
+    if key.startswith("tool-") and shown["title"] != TOOL_TITLE[language]:
+        problems.append(f"{key}: title {shown['title']!r}, want {TOOL_TITLE[language]!r}")
+    refusal = expected.tone in ("rejected", "declined")
+    if refusal and not shown["tone"] == shown["border"] == shown["error"]:
+        problems.append(f"{key}: a refusal not in the error colour: {shown}")
+    if expected.tone == "answered" and shown["tone"] != shown["success"]:
+        problems.append(f"{key}: an answer not in the success colour: {shown}")
+    return problems
 
 
 def _set_theme(lab: Server, theme: str) -> None:
@@ -70,11 +95,18 @@ def _set_theme(lab: Server, theme: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def catalogue_root(lab_root: Path) -> Path:
+def catalogue_root(browser: Browser, lab: Server, lab_root: Path) -> Iterator[Path]:
+    """The notebooks (one per language) and the catalogue beside them. Their kernels live for
+    the module: the page of the other theme finds its language's kernel running."""
     shutil.copy(Path(card_catalogue.__file__), lab_root / "card_catalogue.py")
     for language in ("en", "zh"):
         write_notebook(lab_root / f"states-{language}.ipynb", [CELL.format(language=language)])
-    return lab_root
+    yield lab_root
+    context = browser.new_context()
+    try:
+        LabNotebook(context.new_page(), lab, shots="").shut_down_kernels()
+    finally:
+        context.close()
 
 
 @pytest.fixture
@@ -90,7 +122,6 @@ def page_of(
         yield notebook
     finally:
         context.close()
-        notebook.shut_down_kernels()
 
 
 def _card(nb: LabNotebook, key: str) -> Locator:
@@ -114,29 +145,12 @@ def test_every_card_kind_in_every_state(
     expect(cards).to_have_count(len(EXPECTED))
     expect(nb.output(0).locator(".ipyask")).to_have_attribute("lang", language)
 
-    problems: list[str] = []
-    for key, expected in EXPECTED.items():
-        card = _card(nb, key)
-        classes = card.get_attribute("class") or ""
-        if f"ipyask-tone-{expected.tone}" not in classes.split():
-            problems.append(f"{key}: tone classes {classes!r}, want ipyask-tone-{expected.tone}")
-        wait = expected.wait[language]
-        if wait is not None:
-            shown = card.locator("[data-role=wait]").text_content()
-            if shown != wait:
-                problems.append(f"{key}: status {shown!r}, want {wait!r}")
-        if expected.line is not None:
-            line = card.locator(".ipyask-summary__line").text_content()
-            if line != expected.line[language]:
-                problems.append(f"{key}: line {line!r}, want {expected.line[language]!r}")
-        colours = card.evaluate(_TONE)
-        refusal = expected.tone in ("rejected", "declined")
-        if refusal and (
-            colours["tone"] != colours["error"] or colours["border"] != colours["error"]
-        ):
-            problems.append(f"{key}: a refusal not in the error colour: {colours}")
-        if expected.tone == "answered" and colours["tone"] != colours["success"]:
-            problems.append(f"{key}: an answer not in the success colour: {colours}")
+    shown = nb.output(0).locator("article[data-key]").evaluate_all(_READ)  # one round trip
+    problems = [
+        problem
+        for key, exp in EXPECTED.items()
+        for problem in _check(key, exp, shown[key], language)
+    ]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for kind in ("pending", *KINDS):  # before any check fails: the screenshots show why
         _shoot(nb, kind, ARTIFACTS / f"lab-states-{shade}-{language}-{kind}.png")

@@ -2155,7 +2155,7 @@ function build5(c) {
   const answer = c.card.status === "answered" ? c.card.answer : void 0;
   const items = answer?.answers ?? [];
   const bodyId = items.length > 0 ? c.view.nextId() : void 0;
-  const head = header(c, { eyebrow: first.header ? [first.header] : [], title: first.question, bodyId, expanded: c.expanded });
+  const head = header(c, { eyebrow: first.header ? [first.header] : [], title: settledTitle(c), bodyId, expanded: c.expanded });
   const parts = [head];
   if (answer) {
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
@@ -2183,6 +2183,13 @@ function build5(c) {
     notice(c)
   );
   return parts.filter(isNode);
+}
+function settledTitle(c) {
+  const p = c.presentation;
+  const asked = c.card.questions[0].question;
+  if (p.kind === "tool-approval" && asked === `Run ${p.toolName}?`) return fill(c.t.runTool, { name: p.toolName });
+  if (p.kind === "approval") return localized(p.question, c.view.locale) ?? asked;
+  return asked;
 }
 function approvalSummary(c, items) {
   const p = c.presentation;

@@ -27,7 +27,7 @@ function build(c) {
   const answer = c.card.status === "answered" ? c.card.answer : undefined;
   const items = answer?.answers ?? [];
   const bodyId = items.length > 0 ? c.view.nextId() : undefined;
-  const head = header(c, { eyebrow: first.header ? [first.header] : [], title: first.question, bodyId, expanded: c.expanded });
+  const head = header(c, { eyebrow: first.header ? [first.header] : [], title: settledTitle(c), bodyId, expanded: c.expanded });
   const parts = [head];
   if (answer) {
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
@@ -53,6 +53,19 @@ function build(c) {
   }
   parts.push(/** @type {HTMLElement} */ (notice(c)));
   return parts.filter(isNode);
+}
+
+/**
+ * The card's title as its pending card showed it: an approval's question in the card's
+ * language, the kernel's own "Run write_file?" in the card's words.
+ * @param {CardController} c
+ */
+function settledTitle(c) {
+  const p = c.presentation;
+  const asked = c.card.questions[0].question;
+  if (p.kind === "tool-approval" && asked === `Run ${p.toolName}?`) return fill(c.t.runTool, { name: p.toolName });
+  if (p.kind === "approval") return localized(p.question, c.view.locale) ?? asked;
+  return asked;
 }
 
 /**
