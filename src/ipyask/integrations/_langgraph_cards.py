@@ -354,9 +354,7 @@ def _inbox_question(
     return _relabelled(item, labels)
 
 
-def _relabelled(
-    item: AskUserQuestionItem, names: Mapping[str, str]
-) -> AskUserQuestionItem:
+def _relabelled(item: AskUserQuestionItem, names: Mapping[str, str]) -> AskUserQuestionItem:
     """``item`` with the Agent Inbox's names for its decisions (accept, ignore)."""
     intent = item.intent
     assert isinstance(intent, ToolApprovalIntent)  # tool_question made it
