@@ -99,6 +99,10 @@ class UserQuestions:
         """
         return self._waterfall.on(answerer, agent=agent, prepend=prepend)
 
+    def answerers(self) -> tuple[Answerer, ...]:
+        """The answerers of the waterfall, first asked first."""
+        return self._waterfall.answerers()
+
     # -- liveness ----------------------------------------------------------------------------
     def _assert_live_root(self, agent: Agent) -> None:
         if not isinstance(agent, Agent) or not self.agents.is_live(agent):

@@ -117,6 +117,11 @@ class Waterfall:
         with self._lock:
             return len(self._entries)
 
+    def answerers(self) -> tuple[Answerer, ...]:
+        """The registered answerers, first asked first."""
+        with self._lock:
+            return tuple(entry.answerer for entry in self._entries)
+
     def dispatch(
         self,
         request: AskUserQuestionRequest,

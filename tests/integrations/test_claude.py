@@ -258,3 +258,21 @@ def test_importing_without_the_sdk_names_the_extra(monkeypatch: pytest.MonkeyPat
     monkeypatch.delitem(sys.modules, "ipyask.integrations.claude")
     with pytest.raises(ImportError, match=r"pip install 'ipyask\[claude\]'"):
         importlib.import_module("ipyask.integrations.claude")
+
+
+async def test_a_chinese_panel_gets_the_permission_card_in_chinese() -> None:
+    service = ipyask.UserQuestions()
+    scripted = answered(service, {"Bash": Approve()})
+    panel = ipyask.QuestionPanel(service, language="zh")
+    try:
+        result = await can_use_tool(service=service)(
+            "Bash",
+            {"command": "rm -rf build"},
+            context(decision_reason="rm is not allowed", blocked_path="/repo/build"),
+        )
+    finally:
+        panel.close()
+    assert result == PermissionResultAllow()
+    (question,) = scripted.requests[0].questions
+    assert question.question == "允许 Bash？"
+    assert question.detail == "询问原因：rm is not allowed\n\n被阻止的路径：` /repo/build `"

@@ -28,6 +28,7 @@ from typing_extensions import TypedDict
 
 import ipyask
 from ipyask.integrations import langgraph as bridge
+from ipyask.integrations._langgraph_cards import inbox_card
 from ipyask.testing import SKIP, Approve, Edit, Other, Reject, Respond, ScriptedAnswerer
 
 
@@ -724,3 +725,36 @@ async def test_a_resume_hook_may_be_async(svc: ipyask.UserQuestions) -> None:
         value_graph(None), {"asked": "Go?"}, CONFIG, service=svc, resume=resume
     )
     assert result["reply"] == "Go? False"
+
+
+async def test_a_chinese_panel_gets_the_graph_card_in_chinese(svc: ipyask.UserQuestions) -> None:
+    panel = ipyask.QuestionPanel(svc, language="zh")
+    script = ScriptedAnswerer({"发布吗？": "是"})
+    script.register(svc, prepend=True)
+    try:
+        result = await bridge.run(value_graph(None), {"asked": "发布吗？"}, CONFIG, service=svc)
+    finally:
+        panel.close()
+    assert result["reply"] is True
+    (question,) = script.requests[0].questions
+    assert [(o.label, o.description) for o in question.options or []] == [
+        ("是", "图恢复运行时收到 True"),
+        ("否", "图恢复运行时收到 False"),
+    ]
+    assert "输入的回复：图恢复运行时收到你输入的文字" in (question.detail or "")
+
+
+async def test_a_chinese_agent_inbox_card_names_accept_and_ignore_in_chinese(
+    svc: ipyask.UserQuestions,
+) -> None:
+    asked = inbox_card(
+        [{"action_request": {"action": "send", "args": {}}, "config": {"allow_accept": True,
+          "allow_ignore": True, "allow_edit": True}}],
+        {},
+        "zh",
+    )  # fmt: skip
+    (question,) = asked.questions
+    assert [o.label for o in question.options or []] == ["接受", "Edit", "忽略"]
+    (ignore,) = [o for o in question.options or [] if o.label == "忽略"]
+    item = ipyask.AskUserQuestionAnswerItem(id=question.id, selected=[ignore.label])
+    assert asked.resume([item]) == [{"type": "ignore", "args": None}]

@@ -331,3 +331,17 @@ def test_the_completion_notification_settles_the_card_in_a_real_kernel(front: An
     cell = front.execute("print(await asyncio.wait_for(task, 10))")
     assert cell.stdout.strip() == "3 meetings"
     assert front.kernel.handler_errors == []
+
+
+async def test_a_chinese_panel_gets_the_consent_card_in_chinese() -> None:
+    service, answerer = scripted("拒绝")
+    panel = ipyask.QuestionPanel(service, language="zh")
+    try:
+        assert await call(service, "legacy", "connect_account") == "decline"
+    finally:
+        panel.close()
+    (question,) = answerer.requests[0].questions
+    assert [option.label for option in question.options or []] == ["继续", "拒绝", "取消"]
+    assert question.detail is not None
+    assert "服务器请你打开 **auth.example.com** 上的一个页面。" in question.detail
+    assert "地址：` https://auth.example.com/authorize?x=1 `" in question.detail

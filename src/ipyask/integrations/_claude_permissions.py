@@ -24,6 +24,7 @@ from .._vocabulary import (
 )
 from ._asking import ask
 from ._markdown_text import code_span, literal
+from ._texts import Language, card_language, text
 
 __all__ = ["ASK_USER_QUESTION", "DEFAULT_DENIAL", "make_can_use_tool"]
 
@@ -111,14 +112,15 @@ async def _approve(
     decisions: list[DecisionKind] = ["approve", "edit", "reject", "stop"]
     if context.suggestions:
         decisions.insert(1, "always")
+    language = card_language(service)
     item = tool_approval_question(
         tool_name,
         tool_input,
         decisions=decisions,
-        description=_detail(context),
+        description=_detail(context, language),
         question_id="permission",
     )
-    item = item.model_copy(update={"question": _prompt(tool_name, context)})
+    item = item.model_copy(update={"question": _prompt(tool_name, context, language)})
     answer = await ask(AskUserQuestionRequest(questions=[item]), service)
     decision = tool_decision(item, answer.answers[0])
     if decision.kind == "approve":
@@ -133,18 +135,18 @@ async def _approve(
     )
 
 
-def _prompt(tool_name: str, context: ToolPermissionContext) -> str:
+def _prompt(tool_name: str, context: ToolPermissionContext, language: Language) -> str:
     if context.title:
         return context.title
-    return f"Allow {context.display_name or tool_name}?"
+    return text(language, "claude-allow", name=context.display_name or tool_name)
 
 
-def _detail(context: ToolPermissionContext) -> str | None:
+def _detail(context: ToolPermissionContext, language: Language) -> str | None:
     lines = []
     if context.description:
         lines.append(literal(context.description))
     if context.decision_reason:
-        lines.append(f"Why this is asked: {literal(context.decision_reason)}")
+        lines.append(text(language, "claude-why", reason=literal(context.decision_reason)))
     if context.blocked_path:
-        lines.append(f"Blocked path: {code_span(context.blocked_path)}")
+        lines.append(text(language, "claude-blocked-path", path=code_span(context.blocked_path)))
     return "\n\n".join(lines) if lines else None

@@ -21,6 +21,7 @@ from .._vocabulary import (
 from ._batch import ask_groups, unique_id
 from ._framework import missing_framework
 from ._langgraph_cards import AskAgain, Asked, inbox_card, is_inbox, schema_card, value_card
+from ._texts import card_language
 from ._tool_cards import tool_question
 
 try:
@@ -170,9 +171,9 @@ class _Answering:
             if isinstance(value.get("action_requests"), list):
                 return _batched(value, self.schemas)
         if interrupt.response_schema is not None:
-            return schema_card(value, interrupt.response_schema)
+            return schema_card(value, interrupt.response_schema, card_language(self.service))
         if is_inbox(value):
-            return inbox_card(value, self.schemas)
+            return inbox_card(value, self.schemas, card_language(self.service))
         if isinstance(value, Mapping) and isinstance(value.get("questions"), list):
             try:
                 request = AskUserQuestionRequest.model_validate(dict(value))
@@ -180,7 +181,8 @@ class _Answering:
                 pass  # not an ipyask request after all: asked as a value
             else:
                 return Asked(request.questions, _answer_batch)
-        return value_card(value, hooked=self.hook is not None)
+        language = card_language(self.service)
+        return value_card(value, hooked=self.hook is not None, language=language)
 
 
 def _answer_batch(items: list[AskUserQuestionAnswerItem]) -> dict[str, Any]:

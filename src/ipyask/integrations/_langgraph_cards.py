@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -27,6 +28,7 @@ from .._vocabulary import (
     ToolApprovalIntent,
 )
 from ._batch import unique_id
+from ._texts import Language, text
 from ._tool_cards import tool_question
 
 __all__ = ["AskAgain", "Asked", "inbox_card", "is_inbox", "schema_card", "value_card"]
@@ -34,11 +36,9 @@ __all__ = ["AskAgain", "Asked", "inbox_card", "is_inbox", "schema_card", "value_
 _QUESTION_KEYS = ("question", "message", "description", "query", "instruction", "prompt")
 """The fields of a dict value read as its question, first found first."""
 
-_NO_QUESTION = "The graph waits for your answer"
-_YES, _NO = "Yes", "No"
-_TYPED_YES = {"yes", "y", "true"}
-_TYPED_NO = {"no", "n", "false"}
-_SUBMIT = "Submit"
+_TYPED_YES = {"yes", "y", "true", "是"}
+_TYPED_NO = {"no", "n", "false", "否"}
+_SUBMIT = "Submit"  # the form card says it in its own language
 
 _NOTHING: Any = object()
 """No details beside the question."""
@@ -96,42 +96,47 @@ def _details(rest: Any) -> list[str]:
 # -- a plain value -------------------------------------------------------------------------------
 
 
-def value_card(value: object, *, hooked: bool) -> Asked:
+def value_card(value: object, *, hooked: bool, language: Language = "en") -> Asked:
     """Yes (``True``), No (``False``) or a typed reply (the text; typed yes / no count as those);
-    ``None`` when skipped. ``hooked``: the answer goes to a resume hook, and the card says so."""
+    ``None`` when skipped. ``hooked``: the answer goes to a resume hook, and the card says so.
+    The card's texts are in ``language``."""
     question, rest = _split(value)
-    gets = "Your resume hook gets" if hooked else "The graph resumes with"
+    gets = text(language, "hook-gets" if hooked else "graph-resumes-with")
+    inline = text(language, "hook-gets-inline" if hooked else "graph-resumes-with-inline")
+    yes, no = text(language, "graph-yes"), text(language, "graph-no")
     detail = [
         *_details(rest),
-        f"*{_YES}*: {gets} `True`. *{_NO}*: {gets} `False`. "
-        f"A typed reply: {gets[0].lower()}{gets[1:]} your text (typed yes or no count as "
-        f"*{_YES}* or *{_NO}*).",
+        text(language, "graph-reply-note", yes=yes, no=no, gets=gets, inline=inline),
     ]
     item = AskUserQuestionItem(
         id="answer",
-        question=question or _NO_QUESTION,
+        question=question or text(language, "graph-waits"),
         detail="\n\n".join(detail),
         options=[
-            AskUserQuestionOption(label=_YES, description=f"{gets} True"),
-            AskUserQuestionOption(label=_NO, description=f"{gets} False"),
+            AskUserQuestionOption(
+                label=yes, description=text(language, "graph-option", gets=gets, value="True")
+            ),
+            AskUserQuestionOption(
+                label=no, description=text(language, "graph-option", gets=gets, value="False")
+            ),
         ],
     )
-    return Asked([item], _read_reply)
+    return Asked([item], partial(_read_reply, yes))
 
 
-def _read_reply(items: list[AskUserQuestionAnswerItem]) -> Any:
+def _read_reply(yes: str, items: list[AskUserQuestionAnswerItem]) -> Any:
     item = items[0]
     if item.selected:
-        return item.selected[0] == _YES
-    text = item.custom
-    if text is None or not text.strip():
+        return item.selected[0] == yes
+    typed_text = item.custom
+    if typed_text is None or not typed_text.strip():
         return None
-    typed = text.strip().casefold().rstrip(".!")
+    typed = typed_text.strip().casefold().rstrip(".!。！")
     if typed in _TYPED_YES:
         return True
     if typed in _TYPED_NO:
         return False
-    return text
+    return typed_text
 
 
 # -- a value with a response_schema --------------------------------------------------------------
@@ -192,23 +197,30 @@ def _form_of(root: Mapping[str, Any]) -> dict[str, Any] | None:
     return form
 
 
-def schema_card(value: object, schema: object) -> Asked:
+def schema_card(value: object, schema: object, language: Language = "en") -> Asked:
     """A form from ``schema`` (a JSON editor beyond the form subset); answered with a value valid
-    against the schema (checked before the graph sees it; LangGraph validates its model)."""
+    against the schema (checked before the graph sees it; LangGraph validates its model). The
+    card's texts are in ``language``."""
     root = _schema_dict(schema)
     question, rest = _split(value)
-    return _schema_asked(question or _NO_QUESTION, _details(rest), root, problem=None)
+    question = question or text(language, "graph-waits")
+    return _schema_asked(question, _details(rest), root, None, language)
 
 
 def _schema_asked(
-    question: str, details: list[str], root: dict[str, Any], problem: str | None
+    question: str,
+    details: list[str],
+    root: dict[str, Any],
+    problem: str | None,
+    language: Language,
 ) -> Asked:
     form = _form_of(root)
     detail = [*details]
     if problem is not None:
-        detail.insert(0, f"**Your last answer was refused:** {problem}")
+        detail.insert(0, text(language, "graph-refused", problem=problem))
     if form is None:
-        detail.append(f"Answer with JSON that fits this schema:\n\n```json\n{_json(root)}\n```")
+        schema_text = f"```json\n{_json(root)}\n```"
+        detail.append(f"{text(language, 'graph-json-schema')}\n\n{schema_text}")
         item = AskUserQuestionItem(id="answer", question=question, detail="\n\n".join(detail))
     else:
         item = AskUserQuestionItem.model_validate(
@@ -222,31 +234,35 @@ def _schema_asked(
         )
 
     def resume(items: list[AskUserQuestionAnswerItem]) -> Any:
-        answer, problem = _schema_answer(item, items[0], form is not None)
+        answer, problem = _schema_answer(item, items[0], form is not None, language)
         if problem is None:
             problem = "; ".join(
                 f"{path}: {message}" if path else message
                 for path, message in json_schema_errors(root, answer)
             )
         if problem:
-            raise AskAgain(_schema_asked(question, details, root, problem))
+            raise AskAgain(_schema_asked(question, details, root, problem, language))
         return answer
 
     return Asked([item], resume)
 
 
 def _schema_answer(
-    question: AskUserQuestionItem, item: AskUserQuestionAnswerItem, is_form: bool
+    question: AskUserQuestionItem,
+    item: AskUserQuestionAnswerItem,
+    is_form: bool,
+    language: Language,
 ) -> tuple[Any, str | None]:
-    """The answer's value, or a problem that makes it none."""
+    """The answer's value, or a problem that makes it none (in ``language``)."""
     if is_form:
         return form_result(question, item).values, None
     if item.custom is None or not item.custom.strip():
-        return None, "the graph needs an answer that fits the schema"
+        return None, text(language, "graph-needs-answer")
     try:
         return json.loads(item.custom), None
     except json.JSONDecodeError as error:
-        return None, f"it is not valid JSON ({error.msg} at line {error.lineno})"
+        line = str(error.lineno)
+        return None, text(language, "graph-bad-json", problem=error.msg, line=line)
 
 
 # -- the Agent Inbox format ----------------------------------------------------------------------
@@ -257,12 +273,18 @@ _INBOX_DECISIONS: dict[str, DecisionKind] = {
     "allow_respond": "respond",
     "allow_ignore": "reject",
 }
-_INBOX_LABELS: dict[str, str] = {
-    "approve": "Accept",
-    "edit": "Edit",
-    "respond": "Respond",
-    "reject": "Ignore",
-}
+_INBOX_KINDS: tuple[DecisionKind, ...] = ("approve", "edit", "respond", "reject")
+
+
+def _inbox_labels(language: Language) -> dict[str, str]:
+    """The Agent Inbox's names for its decisions (accept, ignore) in ``language``; Edit and
+    Respond are ipyask's own labels, which the card words itself."""
+    return {
+        "approve": text(language, "inbox-accept"),
+        "edit": "Edit",
+        "respond": "Respond",
+        "reject": text(language, "inbox-ignore"),
+    }
 
 
 def is_inbox(value: object) -> bool:
@@ -281,14 +303,19 @@ def is_inbox(value: object) -> bool:
 
 
 def inbox_card(
-    requests: Sequence[Mapping[str, Any]], schemas: Mapping[str, dict[str, Any]]
+    requests: Sequence[Mapping[str, Any]],
+    schemas: Mapping[str, dict[str, Any]],
+    language: Language = "en",
 ) -> Asked:
     """One tool-approval card per ``HumanInterrupt`` offering its allowed actions (*Accept*,
-    *Edit*, *Respond*, *Ignore*); resumed with one ``HumanResponse`` per item, in order.
-    ``schemas`` are the argument schemas of tools known by name (checks an edit)."""
+    *Edit*, *Respond*, *Ignore*, named in ``language``); resumed with one ``HumanResponse`` per
+    item, in order. ``schemas`` are the argument schemas of tools known by name (checks an
+    edit)."""
     taken: set[str] = set()
+    labels = _inbox_labels(language)
     questions = [
-        _inbox_question(request, index, taken, schemas) for index, request in enumerate(requests)
+        _inbox_question(request, index, taken, schemas, labels)
+        for index, request in enumerate(requests)
     ]
 
     def resume(items: list[AskUserQuestionAnswerItem]) -> list[dict[str, Any]]:
@@ -304,6 +331,7 @@ def _inbox_question(
     index: int,
     taken: set[str],
     schemas: Mapping[str, dict[str, Any]],
+    labels: Mapping[str, str],
 ) -> AskUserQuestionItem:
     action = request["action_request"]
     name = str(action.get("action") or "action")
@@ -319,18 +347,18 @@ def _inbox_question(
         unique_id(name, taken),
         name=name,
         arguments=action.get("args") or {},
-        decisions=[kind for kind in _INBOX_LABELS if kind in decisions],
+        decisions=[kind for kind in _INBOX_KINDS if kind in decisions],
         description=description if isinstance(description, str) and description else None,
         schema=schemas.get(name),
     )
-    return _relabelled(item)
+    return _relabelled(item, labels)
 
 
-def _relabelled(item: AskUserQuestionItem) -> AskUserQuestionItem:
+def _relabelled(item: AskUserQuestionItem, names: Mapping[str, str]) -> AskUserQuestionItem:
     """``item`` with the Agent Inbox's names for its decisions (accept, ignore)."""
     intent = item.intent
     assert isinstance(intent, ToolApprovalIntent)  # tool_question made it
-    labels = {kind: _INBOX_LABELS[kind] for kind in intent.decision_labels()}
+    labels = {kind: names[kind] for kind in intent.decision_labels()}
     intent = ToolApprovalIntent.model_validate(
         {**intent.model_dump(by_alias=True, exclude_none=True), **labels}
     )

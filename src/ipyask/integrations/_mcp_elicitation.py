@@ -26,17 +26,22 @@ from .._service import UserQuestions
 from .._vocabulary import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from ._asking import ask
 from ._markdown_text import code_span, literal
+from ._texts import BridgeText, Language, card_language, text
 
-__all__ = ["CONSENT_LABELS", "UrlElicitations", "make_elicitation_callback"]
+__all__ = ["UrlElicitations", "consent_labels", "make_elicitation_callback"]
 
 ConsentAction = Literal["accept", "decline", "cancel"]
 
-CONSENT_LABELS: dict[ConsentAction, str] = {
-    "accept": "Continue",
-    "decline": "Decline",
-    "cancel": "Cancel",
+_CONSENT_TEXTS: dict[ConsentAction, BridgeText] = {
+    "accept": "mcp-continue",
+    "decline": "mcp-decline",
+    "cancel": "mcp-cancel",
 }
-"""The consent card's options, one per elicitation action."""
+
+
+def consent_labels(language: Language = "en") -> dict[ConsentAction, str]:
+    """The consent card's options in ``language``, one per elicitation action."""
+    return {action: text(language, key) for action, key in _CONSENT_TEXTS.items()}
 
 
 def make_elicitation_callback(service: UserQuestions | None) -> ElicitationFnT:
@@ -71,44 +76,39 @@ async def _form(
 async def _consent(
     params: types.ElicitRequestURLParams, service: UserQuestions | None
 ) -> types.ElicitResult:
-    item = consent_question(params.message, params.url)
+    language = card_language(service)
+    item = consent_question(params.message, params.url, language=language)
     answer = await ask(AskUserQuestionRequest(questions=[item]), service)
-    return types.ElicitResult(action=_consent_action(answer.answers[0].selected))
+    return types.ElicitResult(action=_consent_action(answer.answers[0].selected, language))
 
 
-def _consent_action(chosen: Sequence[str]) -> ConsentAction:
-    actions = {label: action for action, label in CONSENT_LABELS.items()}
+def _consent_action(chosen: Sequence[str], language: Language) -> ConsentAction:
+    actions = {label: action for action, label in consent_labels(language).items()}
     # Skipping the card, like closing a browser's prompt, is a dismissal: cancel.
     return actions.get(chosen[0], "cancel") if chosen else "cancel"
 
 
-_RETRY_NOTE = (
-    "Open the address yourself if you trust it, and Continue once you have finished there: the "
-    "call is then made again. The card closes by itself if the server says you have finished."
-)
-
-
-def consent_question(message: str, url: str, *, retry: bool = False) -> AskUserQuestionItem:
+def consent_question(
+    message: str, url: str, *, retry: bool = False, language: Language = "en"
+) -> AskUserQuestionItem:
     """The consent card for a URL-mode elicitation: the server's message, the URL's host in
     bold and the whole URL as inert code (never a link, never opened by ipyask). ``retry``: the
-    server refused a call until the page is done (-32042), so Continue makes the call again."""
+    server refused a call until the page is done (-32042), so Continue makes the call again.
+    The card's own texts are in ``language``."""
     parts = urlsplit(url)
-    host = parts.hostname or "(no host)"
-    lines = [f"The server asks you to open a page on **{literal(host)}**."]
+    host = parts.hostname or text(language, "mcp-no-host")
+    lines = [text(language, "mcp-open-page", host=literal(host))]
     if parts.scheme != "https":
-        lines.append(f"The address is not https (it is {literal(parts.scheme or 'none')}).")
-    lines.append(f"Address: {code_span(url)}")
-    lines.append(
-        _RETRY_NOTE
-        if retry
-        else "Continue tells the server you agree; open the address yourself if you trust it."
-    )
+        lines.append(text(language, "mcp-not-https", scheme=literal(parts.scheme or "none")))
+    lines.append(text(language, "mcp-address", address=code_span(url)))
+    lines.append(text(language, "mcp-retry-note" if retry else "mcp-continue-note"))
+    labels = consent_labels(language).values()
     return AskUserQuestionItem(
         id="elicitation",
         question=message,
         header=host,
         detail="\n\n".join(lines),
-        options=[AskUserQuestionOption(label=label) for label in CONSENT_LABELS.values()],
+        options=[AskUserQuestionOption(label=label) for label in labels],
     )
 
 
@@ -173,7 +173,8 @@ class UrlElicitations:
         key = params.elicitation_id
         if key is not None:  # only an identified elicitation can be reported complete
             self._waiting[key] = controller
-        item = consent_question(params.message, params.url, retry=True)
+        language = card_language(self._service)
+        item = consent_question(params.message, params.url, retry=True, language=language)
         request = AskUserQuestionRequest(questions=[item], signal=controller.signal)
         try:
             answer = await ask(request, self._service)
@@ -184,4 +185,4 @@ class UrlElicitations:
         finally:
             if key is not None:
                 self._waiting.pop(key, None)
-        return _consent_action(answer.answers[0].selected)
+        return _consent_action(answer.answers[0].selected, language)

@@ -74,6 +74,10 @@ export const STRINGS = {
     argumentRemoved: "{name} removed",
     toolRejectedWhy: "Rejected: {reason}",
     toolResponded: "Not run; replied instead: {reply}",
+    labelled: "{label}: {value}",
+    planApproved: "Plan approved",
+    notApproved: "Not approved",
+    changesRequested: "Changes requested: {changes}",
     yes: "yes",
     no: "no",
     showHidden: "Show hidden questions ({count})",
@@ -199,6 +203,10 @@ export const STRINGS = {
     argumentRemoved: "已删除 {name}",
     toolRejectedWhy: "已拒绝：{reason}",
     toolResponded: "未运行，改为回复：{reply}",
+    labelled: "{label}：{value}",
+    planApproved: "计划已批准",
+    notApproved: "未批准",
+    changesRequested: "要求修改：{changes}",
     yes: "是",
     no: "否",
     showHidden: "显示已收起的问题（{count}）",
@@ -293,6 +301,23 @@ const DEFAULT_LABELS = {
 export function wordFor(t, kind, label) {
   const [english, key] = DEFAULT_LABELS[kind];
   return label === english ? t[key] : label;
+}
+
+/** The approve and reject labels `ipyask.approve()` gives when the asker names none. */
+export const DEFAULT_APPROVE = "Approve";
+export const DEFAULT_REJECT = "Reject";
+
+/**
+ * What an approval's approve button says: the card's word for `approve()`'s default label, the
+ * asker's label in the card's language, or "Allow once" when the asker gave none.
+ * @param {Strings} t
+ * @param {Record<string, string> | undefined} approveLabel
+ * @param {string} locale
+ */
+export function approveWord(t, approveLabel, locale) {
+  const label = localized(approveLabel, locale);
+  if (label === undefined) return t.allowOnce;
+  return label === DEFAULT_APPROVE ? t.approveTool : label;
 }
 
 /**

@@ -124,6 +124,10 @@ var STRINGS = {
     argumentRemoved: "{name} removed",
     toolRejectedWhy: "Rejected: {reason}",
     toolResponded: "Not run; replied instead: {reply}",
+    labelled: "{label}: {value}",
+    planApproved: "Plan approved",
+    notApproved: "Not approved",
+    changesRequested: "Changes requested: {changes}",
     yes: "yes",
     no: "no",
     showHidden: "Show hidden questions ({count})",
@@ -249,6 +253,10 @@ var STRINGS = {
     argumentRemoved: "已删除 {name}",
     toolRejectedWhy: "已拒绝：{reason}",
     toolResponded: "未运行，改为回复：{reply}",
+    labelled: "{label}：{value}",
+    planApproved: "计划已批准",
+    notApproved: "未批准",
+    changesRequested: "要求修改：{changes}",
     yes: "是",
     no: "否",
     showHidden: "显示已收起的问题（{count}）",
@@ -324,6 +332,13 @@ var DEFAULT_LABELS = {
 function wordFor(t, kind, label) {
   const [english, key3] = DEFAULT_LABELS[kind];
   return label === english ? t[key3] : label;
+}
+var DEFAULT_APPROVE = "Approve";
+var DEFAULT_REJECT = "Reject";
+function approveWord(t, approveLabel, locale) {
+  const label = localized(approveLabel, locale);
+  if (label === void 0) return t.allowOnce;
+  return label === DEFAULT_APPROVE ? t.approveTool : label;
 }
 var NOTICES = {
   en: {
@@ -1364,7 +1379,7 @@ function build(c) {
   const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", label("reject", t.reject)));
   if (approval2.always) buttons.append(button(c, "always", label("always", t.alwaysAllow)));
   buttons.append(
-    button(c, "approve", label("approve", localized(approval2.approveLabel, locale) ?? t.allowOnce), {
+    button(c, "approve", label("approve", approveWord(t, approval2.approveLabel, locale)), {
       primary: true,
       disabled: !c.canSubmit()
     })
@@ -2142,11 +2157,11 @@ function build5(c) {
   const answer = c.card.status === "answered" ? c.card.answer : void 0;
   const items = answer?.answers ?? [];
   const bodyId = items.length > 0 ? c.view.nextId() : void 0;
-  const head = header(c, { eyebrow: first.header ? [first.header] : [], title: first.question, bodyId, expanded: c.expanded });
+  const head = header(c, { eyebrow: first.header ? [first.header] : [], title: settledTitle(c), bodyId, expanded: c.expanded });
   const parts = [head];
   if (answer) {
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    const line = approvalSummary(c, items) ?? toolSummary(c, items) ?? formSummary(c, items) ?? summaryLine(c, items);
+    const line = approvalSummary(c, items) ?? planSummary(c, items) ?? toolSummary(c, items) ?? formSummary(c, items) ?? summaryLine(c, items);
     body.append(h("p", { class: "ipyask-summary__line" }, line));
     const pairs = c.expanded ? toolArguments(c, items) ?? formValues2(c, items) : null;
     if (pairs) {
@@ -2171,15 +2186,40 @@ function build5(c) {
   );
   return parts.filter(isNode);
 }
+function settledTitle(c) {
+  const p = c.presentation;
+  const asked = c.card.questions[0].question;
+  if (p.kind === "tool-approval" && asked === `Run ${p.toolName}?`) return fill(c.t.runTool, { name: p.toolName });
+  if (p.kind === "approval") return localized(p.question, c.view.locale) ?? asked;
+  return asked;
+}
 function approvalSummary(c, items) {
   const p = c.presentation;
   const value = items[0]?.selected[0];
   if (p.kind !== "approval" || value === void 0) return null;
   const t = c.t;
-  const did = value === p.reject ? t.rejected : value === p.always ? t.alwaysAllowed : value === p.approve ? localized(p.approveLabel, c.view.locale) ?? t.allowedOnce : null;
+  const did = value === p.reject ? t.rejected : value === p.always ? t.alwaysAllowed : value === p.approve ? approvedWord(c) : null;
   if (did === null) return null;
-  const ownWords = [t.reject, t.rejected, t.alwaysAllow, t.alwaysAllowed, t.allowOnce, t.allowedOnce, localized(p.approveLabel, c.view.locale)];
+  const ownWords = [t.reject, t.rejected, t.alwaysAllow, t.alwaysAllowed, t.allowOnce, t.allowedOnce, approveWord(t, p.approveLabel, c.view.locale), DEFAULT_APPROVE, DEFAULT_REJECT];
   return ownWords.includes(value) ? did : fill(t.agentReceived, { did, value });
+}
+function approvedWord(c) {
+  const p = (
+    /** @type {Extract<Presentation, {kind: "approval"}>} */
+    c.presentation
+  );
+  const label = localized(p.approveLabel, c.view.locale);
+  if (label === void 0) return c.t.allowedOnce;
+  return label === DEFAULT_APPROVE ? c.t.toolApproved : label;
+}
+function planSummary(c, items) {
+  const p = c.presentation;
+  const item = items[0];
+  if (p.kind !== "plan-review" || !item) return null;
+  const t = c.t;
+  if (item.selected[0] === p.approve.label) return t.planApproved;
+  const changes = (item.custom ?? "").trim();
+  return changes ? fill(t.changesRequested, { changes }) : t.notApproved;
 }
 function toolSummary(c, items) {
   const p = c.presentation;
@@ -2220,7 +2260,7 @@ function formSummary(c, items) {
   if (chosen === p.cancel) return t.cancelled;
   if (chosen !== p.accept) return null;
   const values = formValues2(c, items) ?? [];
-  return values.length ? fill(t.formSubmitted, { values: values.map(([name, value]) => `${name}: ${value}`).join(" · ") }) : t.submitted;
+  return values.length ? fill(t.formSubmitted, { values: values.map(([label, value]) => fill(t.labelled, { label, value })).join(" · ") }) : t.submitted;
 }
 function formValues2(c, items) {
   const p = c.presentation;
@@ -2263,7 +2303,7 @@ function summaryLine(c, items) {
   }
   return questions.map((question) => {
     const values = given(question.id);
-    return `${shortLabel(question)}: ${values.length ? values.join(", ") : t.skippedPart}`;
+    return fill(t.labelled, { label: shortLabel(question), value: values.length ? values.join(", ") : t.skippedPart });
   }).join(" · ");
 }
 function shortLabel(question) {
@@ -2730,6 +2770,7 @@ var Countdown = class {
     if (this.controller.dead) return t.noLongerLive;
     const tone = this.controller.tone;
     if (tone === "answered" && this.controller.card.late) return t.answeredLate;
+    if (tone === "rejected" && this.controller.presentation.kind === "plan-review") return t.notApproved;
     if (status !== "pending") return t[tone];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";
@@ -2930,8 +2971,14 @@ var CardController = class {
   get t() {
     return this.view.t;
   }
+  /**
+   * How the card presents: the kernel's choice, except that a settled approval asked with a
+   * deadline (answered in the generic flow, which counts down) is worded as an approval.
+   * @returns {Presentation}
+   */
   get presentation() {
-    return this.card.view.presentation;
+    const p = this.card.view.presentation;
+    return p.kind === "generic" && !this.answerable ? settledApproval(this.card) ?? p : p;
   }
   /** Whether the person can still answer here: pending or continued, and the kernel is there. */
   get answerable() {
@@ -2950,8 +2997,8 @@ var CardController = class {
   get tone() {
     if (this.dead) return "expired";
     const status = this.card.status;
-    const chosen = this.card.answer?.answers[0]?.selected[0];
-    return status === "answered" && chosen !== void 0 ? refusalTone(this.presentation, chosen) ?? status : status;
+    const item = this.card.answer?.answers[0];
+    return status === "answered" && item ? refusalTone(this.presentation, item) ?? status : status;
   }
   get keyed() {
     return typeof this.card.callId === "string";
@@ -3181,8 +3228,31 @@ var CardController = class {
     this.el.remove();
   }
 };
+function settledApproval(card) {
+  const question = card.questions.length === 1 ? card.questions[0] : void 0;
+  const intent = (
+    /** @type {{kind: string, approve?: string, reject?: string, always?: string,
+    *   display?: {question?: Record<string, string>, approve?: Record<string, string>}} | undefined} */
+    question?.intent
+  );
+  if (!question || intent?.kind !== "approval" || !intent.approve || !intent.reject) return null;
+  const labels = [intent.reject, intent.approve, ...intent.always ? [intent.always] : []];
+  const offered = (question.options ?? []).map((option) => option.label);
+  if (offered.length !== labels.length || !labels.every((label) => offered.includes(label))) return null;
+  return {
+    kind: "approval",
+    approve: intent.approve,
+    reject: intent.reject,
+    always: intent.always,
+    question: intent.display?.question ?? { en: question.question },
+    approveLabel: intent.display?.approve
+  };
+}
 var REFUSALS = /* @__PURE__ */ new Set(["reject", "never", "stop"]);
-function refusalTone(p, chosen) {
+function refusalTone(p, item) {
+  const chosen = item.selected[0];
+  if (p.kind === "plan-review") return chosen === p.approve.label ? null : "rejected";
+  if (chosen === void 0) return null;
   if (p.kind === "approval") return chosen === p.reject ? "rejected" : null;
   if (p.kind === "tool-approval") return p.decisions.some((d) => REFUSALS.has(d.kind) && d.label === chosen) ? "rejected" : null;
   if (p.kind === "form") return chosen === p.decline ? "declined" : chosen === p.cancel ? "cancelled" : null;

@@ -116,8 +116,14 @@ export class CardController {
     return this.view.t;
   }
 
+  /**
+   * How the card presents: the kernel's choice, except that a settled approval asked with a
+   * deadline (answered in the generic flow, which counts down) is worded as an approval.
+   * @returns {Presentation}
+   */
   get presentation() {
-    return this.card.view.presentation;
+    const p = this.card.view.presentation;
+    return p.kind === "generic" && !this.answerable ? settledApproval(this.card) ?? p : p;
   }
 
   /** Whether the person can still answer here: pending or continued, and the kernel is there. */
@@ -139,8 +145,8 @@ export class CardController {
   get tone() {
     if (this.dead) return "expired";
     const status = this.card.status;
-    const chosen = this.card.answer?.answers[0]?.selected[0];
-    return status === "answered" && chosen !== undefined ? refusalTone(this.presentation, chosen) ?? status : status;
+    const item = this.card.answer?.answers[0];
+    return status === "answered" && item ? refusalTone(this.presentation, item) ?? status : status;
   }
 
   get keyed() {
@@ -398,17 +404,45 @@ export class CardController {
   }
 }
 
+/**
+ * The approval presentation of a settled card whose one question is an approval the kernel
+ * showed in the generic flow (its labels are its options), else `null`.
+ * @param {Card} card
+ * @returns {Presentation | null}
+ */
+function settledApproval(card) {
+  const question = card.questions.length === 1 ? card.questions[0] : undefined;
+  const intent = /** @type {{kind: string, approve?: string, reject?: string, always?: string,
+   *   display?: {question?: Record<string, string>, approve?: Record<string, string>}} | undefined} */ (question?.intent);
+  if (!question || intent?.kind !== "approval" || !intent.approve || !intent.reject) return null;
+  const labels = [intent.reject, intent.approve, ...(intent.always ? [intent.always] : [])];
+  const offered = (question.options ?? []).map((option) => option.label);
+  if (offered.length !== labels.length || !labels.every((label) => offered.includes(label))) return null;
+  return {
+    kind: "approval",
+    approve: intent.approve,
+    reject: intent.reject,
+    always: intent.always,
+    question: intent.display?.question ?? { en: question.question },
+    approveLabel: intent.display?.approve,
+  };
+}
+
 /** A tool approval's decisions that refuse the call. */
 const REFUSALS = new Set(["reject", "never", "stop"]);
 
 /**
- * How an answer that refuses looks: `rejected` for a rejected approval or tool call, `declined`
- * and `cancelled` for a form; `null` for every other answer.
+ * How an answer that refuses looks: `rejected` for a rejected approval or tool call and a plan
+ * not approved (changes requested), `declined` and `cancelled` for a form; `null` for every
+ * other answer.
  * @param {Presentation} p
- * @param {string} chosen the label the person chose
+ * @param {AnswerItem} item the first question's answer
  * @returns {"rejected" | "declined" | "cancelled" | null}
  */
-function refusalTone(p, chosen) {
+function refusalTone(p, item) {
+  const chosen = item.selected[0];
+  if (p.kind === "plan-review") return chosen === p.approve.label ? null : "rejected";
+  if (chosen === undefined) return null;
   if (p.kind === "approval") return chosen === p.reject ? "rejected" : null;
   if (p.kind === "tool-approval") return p.decisions.some((d) => REFUSALS.has(d.kind) && d.label === chosen) ? "rejected" : null;
   if (p.kind === "form") return chosen === p.decline ? "declined" : chosen === p.cancel ? "cancelled" : null;

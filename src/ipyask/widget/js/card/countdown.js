@@ -91,6 +91,7 @@ export class Countdown {
     if (this.controller.dead) return t.noLongerLive;
     const tone = this.controller.tone;
     if (tone === "answered" && this.controller.card.late) return t.answeredLate; // as the transcript says
+    if (tone === "rejected" && this.controller.presentation.kind === "plan-review") return t.notApproved;
     if (status !== "pending") return t[tone];
     const remaining = this.remaining(Date.now());
     if (remaining === null) return "";

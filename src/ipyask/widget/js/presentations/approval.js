@@ -6,7 +6,7 @@
  */
 
 import { h, isNode } from "../dom.js";
-import { localized } from "../strings.js";
+import { approveWord, localized } from "../strings.js";
 import { imageOrGate } from "../images.js";
 import { markdownBlock } from "../sanitize.js";
 import { button, feedbackLine, header, notice } from "../card/parts.js";
@@ -53,7 +53,7 @@ function build(c) {
   const buttons = h("div", { class: "ipyask-buttons" }, button(c, "reject", label("reject", t.reject)));
   if (approval.always) buttons.append(button(c, "always", label("always", t.alwaysAllow)));
   buttons.append(
-    button(c, "approve", label("approve", localized(approval.approveLabel, locale) ?? t.allowOnce), {
+    button(c, "approve", label("approve", approveWord(t, approval.approveLabel, locale)), {
       primary: true,
       disabled: !c.canSubmit(),
     }),

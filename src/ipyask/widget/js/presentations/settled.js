@@ -8,12 +8,12 @@
  */
 
 import { h, isNode } from "../dom.js";
-import { fill, localized } from "../strings.js";
+import { DEFAULT_APPROVE, DEFAULT_REJECT, approveWord, fill, localized } from "../strings.js";
 import { header, notice } from "../card/parts.js";
 
 /**
  * @import { CardController, Presenter } from "../card/controller.js"
- * @import { AnswerItem } from "../types.js"
+ * @import { AnswerItem, Presentation } from "../types.js"
  * @import { Strings } from "../strings.js"
  */
 
@@ -27,11 +27,11 @@ function build(c) {
   const answer = c.card.status === "answered" ? c.card.answer : undefined;
   const items = answer?.answers ?? [];
   const bodyId = items.length > 0 ? c.view.nextId() : undefined;
-  const head = header(c, { eyebrow: first.header ? [first.header] : [], title: first.question, bodyId, expanded: c.expanded });
+  const head = header(c, { eyebrow: first.header ? [first.header] : [], title: settledTitle(c), bodyId, expanded: c.expanded });
   const parts = [head];
   if (answer) {
     const body = h("div", { class: "ipyask-body ipyask-summary", id: bodyId ?? null });
-    const line = approvalSummary(c, items) ?? toolSummary(c, items) ?? formSummary(c, items) ?? summaryLine(c, items);
+    const line = approvalSummary(c, items) ?? planSummary(c, items) ?? toolSummary(c, items) ?? formSummary(c, items) ?? summaryLine(c, items);
     body.append(h("p", { class: "ipyask-summary__line" }, line));
     const pairs = c.expanded ? toolArguments(c, items) ?? formValues(c, items) : null;
     if (pairs) {
@@ -56,6 +56,19 @@ function build(c) {
 }
 
 /**
+ * The card's title as its pending card showed it: an approval's question in the card's
+ * language, the kernel's own "Run write_file?" in the card's words.
+ * @param {CardController} c
+ */
+function settledTitle(c) {
+  const p = c.presentation;
+  const asked = c.card.questions[0].question;
+  if (p.kind === "tool-approval" && asked === `Run ${p.toolName}?`) return fill(c.t.runTool, { name: p.toolName });
+  if (p.kind === "approval") return localized(p.question, c.view.locale) ?? asked;
+  return asked;
+}
+
+/**
  * What the person did on an approval card, in the words of the button they clicked, with the
  * label the agent received beside it when that differs.
  * @param {CardController} c
@@ -69,12 +82,40 @@ function approvalSummary(c, items) {
   const did =
     value === p.reject ? t.rejected
     : value === p.always ? t.alwaysAllowed
-    : value === p.approve ? localized(p.approveLabel, c.view.locale) ?? t.allowedOnce
+    : value === p.approve ? approvedWord(c)
     : null;
   if (did === null) return null;
-  // The label the agent received is worth saying only when it is not the card's own word for it.
-  const ownWords = [t.reject, t.rejected, t.alwaysAllow, t.alwaysAllowed, t.allowOnce, t.allowedOnce, localized(p.approveLabel, c.view.locale)];
+  // The label the agent received is worth saying only when it is not the card's own word for it
+  // (nor `approve()`'s default label, which the card words in its language).
+  const ownWords = [t.reject, t.rejected, t.alwaysAllow, t.alwaysAllowed, t.allowOnce, t.allowedOnce, approveWord(t, p.approveLabel, c.view.locale), DEFAULT_APPROVE, DEFAULT_REJECT];
   return ownWords.includes(value) ? did : fill(t.agentReceived, { did, value });
+}
+
+/**
+ * What an approval's approve button did, in words: "Allowed once" for the card's own button,
+ * "Approved" for `approve()`'s default label, else the agent's label (the person clicked it).
+ * @param {CardController} c
+ */
+function approvedWord(c) {
+  const p = /** @type {Extract<Presentation, {kind: "approval"}>} */ (c.presentation);
+  const label = localized(p.approveLabel, c.view.locale);
+  if (label === undefined) return c.t.allowedOnce;
+  return label === DEFAULT_APPROVE ? c.t.toolApproved : label;
+}
+
+/**
+ * What the person decided on a plan: approved, or not, with the changes they asked for.
+ * @param {CardController} c
+ * @param {AnswerItem[]} items
+ */
+function planSummary(c, items) {
+  const p = c.presentation;
+  const item = items[0];
+  if (p.kind !== "plan-review" || !item) return null;
+  const t = c.t;
+  if (item.selected[0] === p.approve.label) return t.planApproved;
+  const changes = (item.custom ?? "").trim();
+  return changes ? fill(t.changesRequested, { changes }) : t.notApproved;
 }
 
 /**
@@ -133,7 +174,7 @@ function formSummary(c, items) {
   if (chosen === p.cancel) return t.cancelled;
   if (chosen !== p.accept) return null;
   const values = formValues(c, items) ?? [];
-  return values.length ? fill(t.formSubmitted, { values: values.map(([name, value]) => `${name}: ${value}`).join(" · ") }) : t.submitted;
+  return values.length ? fill(t.formSubmitted, { values: values.map(([label, value]) => fill(t.labelled, { label, value })).join(" · ") }) : t.submitted;
 }
 
 /**
@@ -205,7 +246,7 @@ function summaryLine(c, items) {
   return questions
     .map((question) => {
       const values = given(question.id);
-      return `${shortLabel(question)}: ${values.length ? values.join(", ") : t.skippedPart}`;
+      return fill(t.labelled, { label: shortLabel(question), value: values.length ? values.join(", ") : t.skippedPart });
     })
     .join(" · ");
 }
