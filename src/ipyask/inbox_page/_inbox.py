@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["PageInbox", "Subscription"]
 
 
-
 class Subscription:
     """One page's event stream: each event is the text to write (``None``: the stream ends)."""
 

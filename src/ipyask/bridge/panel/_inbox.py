@@ -23,8 +23,8 @@ import socket
 import threading
 from collections.abc import Awaitable, Callable
 
-from ..._backoff import Backoff, Pause
 from ..._answered_by import Door
+from ..._backoff import Backoff, Pause
 from ..._clock import ThreadClock, TimerHandle
 from ..._service import UserQuestions
 from ..._settlement import Settlement
@@ -46,9 +46,9 @@ from ._held_request import PassOn
 from ._texts import NO_NOTICE, NOTICES, Notice, cancelled_notice
 
 __all__ = [
+    "ANSWERING_AS",
     "ASKED_EARLIER",
     "SETTLED_ELSEWHERE",
-    "ANSWERING_AS",
     "InboxCards",
     "not_saved_notice",
     "process_ended",
