@@ -351,7 +351,7 @@ def _round_trip(results: Results) -> list[str]:
             "(stream flushes, status) and the answer's way from the settled card back to the "
             "awaiting agent (the panel settles the future the ask awaits: no task in between). "
             "The panel marks the card answered "
-            "after the agent has its answer (`ipyask.after_answer`) and updates the Markdown "
+            "after the agent has its answer (`ipyask.host.after_answer`) and updates the Markdown "
             "transcript 50 ms later, so neither is in this time.",
         ]
         out.append("")

@@ -33,7 +33,8 @@ from ._common import KernelBench, Result, Settings, answer_batch, log
 
 KERNEL_CODE = r'''
 import ipyask
-from ipyask import Agent, AskUserQuestionAnswer, AskUserQuestionRequest
+from ipyask import Agent
+from ipyask.protocol import AskUserQuestionAnswer, AskUserQuestionRequest
 from ipyask.host import Settlement
 
 sc_svc = ipyask.UserQuestions()

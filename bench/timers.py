@@ -22,7 +22,8 @@ from ._common import KernelBench, Result, Settings, log, summary
 
 KERNEL_CODE = r"""
 import ipyask
-from ipyask import Agent, AskUserQuestionRequest, PendingAnswer
+from ipyask import Agent, PendingAnswer
+from ipyask.protocol import AskUserQuestionRequest
 
 tm_svc = ipyask.UserQuestions()
 tm_panel = ipyask.QuestionPanel(tm_svc)

@@ -59,7 +59,7 @@ async def _(ipyask, mo):
     try:
         await ipyask.ask("Proceed?", options=["Yes", "No"])
         _outcome = "answered"
-    except ipyask.BlockingUnsupportedError as _error:
+    except ipyask.errors.BlockingUnsupportedError as _error:
         _outcome = f"{_error.code}: {_error.message}"
     mo.vstack([mo.md("A cell that awaits an answer:"), mo.plain_text(_outcome)])
     return

@@ -1,15 +1,23 @@
-"""Shared fixtures: a manual clock, a service on it, a live agent; one real kernel for the run."""
+"""Shared fixtures: a manual clock, a service on it, a live agent; one real kernel for the run.
+
+The test folders that need an optional dependency (see ``helpers/optional.py``) are left out
+when it is not installed, so a core install with the test tools collects the fast lane."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
 
 import ipyask
-from ipyask.testing import KernelFrontend, ManualClock
+from helpers import optional
+from ipyask.testing import ManualClock
+
+if TYPE_CHECKING:
+    from ipyask.testing import KernelFrontend
 
 # Hypothesis' per-example deadline measures the machine, not ipyask: on a busy two-core host a
 # single slow example would fail a property that holds.
@@ -19,6 +27,16 @@ settings.load_profile("ipyask")
 # Who answers in these tests (and in the kernels and servers they start): records and
 # transcripts name a known person, not whichever OS user and host run the suite.
 os.environ["IPYASK_USER"] = "ada"
+
+_LEFT_OUT = {folder: names for folder in optional.FOLDERS if (names := optional.missing(folder))}
+collect_ignore = sorted(_LEFT_OUT)
+
+
+def pytest_report_header() -> list[str]:
+    return [
+        f"left out: tests/{folder} (not installed: {', '.join(names)})"
+        for folder, names in sorted(_LEFT_OUT.items())
+    ]
 
 
 @pytest.fixture
@@ -39,6 +57,9 @@ def agent(svc: ipyask.UserQuestions) -> ipyask.Agent:
 @pytest.fixture(scope="session")
 def kernel() -> Iterator[KernelFrontend]:
     """The run's one shared kernel, started on first use: for tests that need a real kernel but
-    not a fresh one (each sets up what it needs in it)."""
+    not a fresh one (each sets up what it needs in it). The kernel client is imported here: the
+    fast lane runs without its dependencies."""
+    from ipyask.testing import KernelFrontend
+
     with KernelFrontend(timeout=20) as frontend:
         yield frontend

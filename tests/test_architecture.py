@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -153,7 +154,9 @@ def test_each_bridge_room_imports_nothing_else_of_the_bridge(room: str) -> None:
 def test_ipyask_takes_the_bridge_api_from_the_bridge() -> None:
     import ipyask.bridge
 
-    for name in ipyask.bridge.__all__:
+    from_bridge = [name for name, module in ipyask._PUBLIC.items() if module == ".bridge"]
+    assert set(from_bridge) <= set(ipyask.bridge.__all__)
+    for name in from_bridge:
         assert getattr(ipyask, name) is getattr(ipyask.bridge, name)
     assert [m for m in GRAPH["ipyask"] if m.startswith("ipyask.bridge")] == ["ipyask.bridge"]
 
@@ -238,3 +241,144 @@ def test_the_vocabulary_and_the_card_serve_every_kind() -> None:
     assert {get_args(member)[0] for member in union} == {*intents, _vocabulary.UnknownIntent}
     presentations = set(get_args(get_args(_cards.Presentation)[0]))
     assert presentations == {kind.presentation for kind in KINDS.values()}
+
+
+# -- the fast lane needs no optional dependency ------------------------------------------------
+
+TESTS = Path(__file__).parent
+
+
+def _module_level(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """The imports a module runs when it is imported: at module level and in module-level
+    ``try``/``with``/``if`` blocks, except under ``if TYPE_CHECKING:``."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        elif isinstance(node, ast.If) and ast.unparse(node.test) != "TYPE_CHECKING":
+            pending += [*node.body, *node.orelse]
+        elif isinstance(node, ast.Try | ast.With):
+            pending += node.body
+            pending += getattr(node, "orelse", []) + getattr(node, "finalbody", [])
+    return found
+
+
+def _imported(path: Path, node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The dotted names ``node`` imports (``from a import b`` gives ``a`` and ``a.b``); a
+    relative import is named from ``tests/`` (``from ._helpers import x`` in ``tests/bridge``
+    gives ``bridge._helpers``)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        parts = path.relative_to(TESTS).parent.parts
+        above = ".".join(parts[: len(parts) - node.level + 1])
+        base = f"{above}.{base}".strip(".") if base else above
+    return [base, *(f"{base}.{alias.name}" for alias in node.names)]
+
+
+def _test_module(dotted: str) -> Path | None:
+    """The file of the test module or helper ``dotted`` names, if it is one."""
+    module = TESTS.joinpath(*dotted.split(".")).with_suffix(".py")
+    package = TESTS.joinpath(*dotted.split("."), "__init__.py")
+    return next((path for path in (module, package) if path.is_file()), None)
+
+
+def _kernel_tool(dotted: str) -> bool:
+    """Whether ``dotted`` is one of ``ipyask.testing``'s kernel tools (they import the kernel
+    client's dependencies when loaded)."""
+    import ipyask.testing
+
+    module, _, name = dotted.rpartition(".")
+    private = (
+        "ipyask.testing._kernel_client",
+        "ipyask.testing._headless",
+        "ipyask.testing._notebook",
+    )
+    return (module == "ipyask.testing" and name in ipyask.testing._KERNEL_TOOLS) or any(
+        dotted == p or dotted.startswith(f"{p}.") for p in private
+    )
+
+
+def optional_imports(path: Path, seen: frozenset[Path] = frozenset()) -> set[str]:
+    """The optional modules importing the test module at ``path`` loads: its own module-level
+    imports, the kernel tools of ``ipyask.testing``, and those of the test helpers it imports."""
+    from helpers.optional import KERNEL, OPTIONAL
+
+    optional = set(OPTIONAL.values())
+    found: set[str] = set()
+    for node in _module_level(ast.parse(path.read_text(encoding="utf-8"))):
+        for dotted in _imported(path, node):
+            top = dotted.split(".")[0]
+            if top in optional:
+                found.add(top)
+            elif _kernel_tool(dotted):
+                found |= set(KERNEL)
+            elif (helper := _test_module(dotted)) is not None and helper not in seen | {path}:
+                found |= optional_imports(helper, seen | {path})
+    return found
+
+
+def test_the_optional_imports_finder_follows_helpers_and_skips_type_checking() -> None:
+    source = TESTS / "bridge" / "_optional_probe.py"  # a module that does not exist: parsed only
+    tree = ast.parse(
+        "import zmq\nfrom ipyask.testing import HeadlessFrontend, ManualClock\n"
+        "if TYPE_CHECKING:\n    import playwright\ntry:\n    import nbformat\nexcept ImportError:\n"
+        "    pass\nfrom ._helpers import FakeView\ndef later():\n    import agents\n"
+    )
+    names = [name for node in _module_level(tree) for name in _imported(source, node)]
+    assert "zmq" in names and "nbformat" in names and "bridge._helpers" in names
+    assert "playwright" not in names and "agents" not in names
+    assert _kernel_tool("ipyask.testing.HeadlessFrontend")
+    assert not _kernel_tool("ipyask.testing.ManualClock")
+    assert "playwright" in optional_imports(
+        TESTS / "widget_browser" / "test_widget_browser_form.py"
+    )
+
+
+@pytest.mark.parametrize(
+    "path", sorted(TESTS.rglob("*.py")), ids=lambda path: str(path.relative_to(TESTS))
+)
+def test_no_test_module_imports_an_optional_dependency_outside_its_folder(path: Path) -> None:
+    """The fast lane collects in a core install with the test tools: a module that imports a
+    browser driver, the kernel client or a framework at module level lives in the folder that
+    owns it (``tests/helpers/optional.py``), which a core install leaves out."""
+    from helpers.optional import FOLDERS
+
+    folder = path.relative_to(TESTS).parts[0]
+    allowed = set(FOLDERS.get(folder, ()))
+    assert optional_imports(path) - allowed == set()
+
+
+def test_every_extra_is_a_test_tool_or_an_optional_module() -> None:
+    """A new dependency in an extra of pyproject.toml is either a test tool the fast lane needs
+    or optional, with the module it is imported as."""
+    from helpers.optional import OPTIONAL, TEST_TOOLS
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    project = tomllib.loads((TESTS.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = project["project"]["optional-dependencies"]
+    names = {
+        re.split(r"[\[<>=;~! ]", req, maxsplit=1)[0] for reqs in extras.values() for req in reqs
+    }
+    assert names - {"ipyask"} - TEST_TOOLS == set(OPTIONAL)
+
+
+def test_a_folder_is_left_out_when_one_of_its_dependencies_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from helpers import optional
+
+    assert set(optional.FOLDERS) <= {path.name for path in TESTS.iterdir() if path.is_dir()}
+    monkeypatch.setattr(
+        "importlib.util.find_spec", lambda name: None if name == "playwright" else object()
+    )
+    assert optional.missing("widget_browser") == ["playwright"]
+    assert optional.missing("e2e") == ["playwright"]
+    assert optional.missing("kernel_client") == []

@@ -11,6 +11,7 @@ import ast
 import builtins
 import importlib
 import pkgutil
+import re
 import subprocess
 import sys
 import types
@@ -23,43 +24,22 @@ import ipyask
 import ipyask.errors
 
 TOP_LEVEL = {
-    # What a notebook user and an agent author need: asking, answering, the panel, the request
-    # and answer vocabulary, errors. Host plumbing lives in ipyask.host.
+    # What a notebook user and an agent author need: the verbs and their blocking forms, the
+    # objects to build, what the verbs return, the two errors to catch. The wire models live in
+    # ipyask.protocol, the other exceptions in ipyask.errors, host plumbing in ipyask.host.
     "Agent",
-    "Answerer",
-    "AppliedRule",
-    "ApprovalDisplay",
-    "ApprovalIntent",
-    "ApprovalSubject",
     "AskCancelledError",
-    "AskUserQuestionAnswer",
-    "AskUserQuestionAnswerItem",
-    "AskUserQuestionItem",
-    "AskUserQuestionOption",
-    "AskUserQuestionRequest",
     "AskUserQuestionTool",
-    "BadAnswerError",
-    "BlockingUnsupportedError",
-    "Diagnosis",
     "Connection",
-    "ErrorCode",
-    "FormIntent",
+    "Diagnosis",
     "FormResult",
-    "Next",
     "PendingAnswer",
-    "PlanReviewIntent",
     "QuestionPanel",
-    "Rule",
-    "RuleDecision",
     "Rules",
-    "RulesError",
-    "ToolApprovalIntent",
-    "ToolCall",
     "ToolDecision",
     "UserQuestionError",
     "UserQuestions",
     "__version__",
-    "after_answer",
     "approve",
     "approve_blocking",
     "approve_tool",
@@ -71,13 +51,92 @@ TOP_LEVEL = {
     "default_panel",
     "default_rules",
     "default_service",
+    "diagnose",
     "form",
     "form_blocking",
-    "form_result",
-    "diagnose",
     "inbox",
     "show_panel",
-    "tool_decision",
+}
+
+MOVED_FROM_THE_TOP_LEVEL = {
+    # The previous release's top-level names that moved, and their home; importable from
+    # ipyask with a DeprecationWarning until the next release.
+    "AppliedRule": "ipyask.host",
+    "Answerer": "ipyask.host",
+    "ApprovalDisplay": "ipyask.protocol",
+    "ApprovalIntent": "ipyask.protocol",
+    "ApprovalSubject": "ipyask.protocol",
+    "AskUserQuestionAnswer": "ipyask.protocol",
+    "AskUserQuestionAnswerItem": "ipyask.protocol",
+    "AskUserQuestionItem": "ipyask.protocol",
+    "AskUserQuestionOption": "ipyask.protocol",
+    "AskUserQuestionRequest": "ipyask.protocol",
+    "BadAnswerError": "ipyask.errors",
+    "BlockingUnsupportedError": "ipyask.errors",
+    "ErrorCode": "ipyask.errors",
+    "FormIntent": "ipyask.protocol",
+    "Next": "ipyask.host",
+    "PlanReviewIntent": "ipyask.protocol",
+    "Rule": "ipyask.host",
+    "RuleDecision": "ipyask.host",
+    "RulesError": "ipyask.errors",
+    "ToolApprovalIntent": "ipyask.protocol",
+    "ToolCall": "ipyask.protocol",
+    "after_answer": "ipyask.host",
+    "form_result": "ipyask.host",
+    "tool_decision": "ipyask.host",
+}
+
+PROTOCOL = {
+    # The wire: request and answer models, cards and presentations, view messages, codes.
+    "PROTOCOL_VERSION",
+    "AnswerMessage",
+    "ApprovalDisplay",
+    "ApprovalIntent",
+    "ApprovalPresentation",
+    "ApprovalSubject",
+    "AskUserQuestionAnswer",
+    "AskUserQuestionAnswerItem",
+    "AskUserQuestionIntent",
+    "AskUserQuestionItem",
+    "AskUserQuestionOption",
+    "AskUserQuestionRequest",
+    "CancelMessage",
+    "Card",
+    "CardSettlement",
+    "CardSource",
+    "CardStatus",
+    "CardView",
+    "CardsMessage",
+    "ClaimMessage",
+    "CountdownFrame",
+    "ErrorCode",
+    "ErrorMessage",
+    "FormIntent",
+    "FormPresentation",
+    "FrameMessage",
+    "GenericPresentation",
+    "HeartbeatMessage",
+    "HelloMessage",
+    "HoldMessage",
+    "KernelMessage",
+    "NoticeCode",
+    "PlanReviewIntent",
+    "PlanReviewPresentation",
+    "Presentation",
+    "ReleaseMessage",
+    "SettledStatus",
+    "TimedOutMessage",
+    "ToolApprovalIntent",
+    "ToolApprovalPresentation",
+    "ToolCall",
+    "ToolDecisionOption",
+    "UnknownIntent",
+    "ViewErrorCode",
+    "ViewMessage",
+    "WaitKind",
+    "WireCard",
+    "view_error_code",
 }
 
 
@@ -110,6 +169,10 @@ INTERNAL_EXCEPTIONS = {
 }
 
 
+NEEDS_AN_EXTRA = "pip install 'ipyask["
+"""What the import error of a part that needs an optional dependency says."""
+
+
 def public_modules() -> list[str]:
     names = ["ipyask"]
     for info in pkgutil.walk_packages(ipyask.__path__, "ipyask."):
@@ -135,37 +198,108 @@ def own_names(module: types.ModuleType) -> set[str]:
 
 def test_the_public_modules_are_known() -> None:
     known = {"ipyask", "ipyask.host", "ipyask.testing", "ipyask.widget", "ipyask.bridge"}
-    assert known | {"ipyask.errors"} <= set(public_modules())
+    assert known | {"ipyask.errors", "ipyask.protocol"} <= set(public_modules())
 
 
 @pytest.mark.parametrize("name", public_modules())
 def test_all_lists_exactly_the_public_names(name: str) -> None:
-    module = importlib.import_module(name)
+    try:
+        module = importlib.import_module(name)
+    except ImportError as error:
+        if NEEDS_AN_EXTRA not in str(error):
+            raise
+        pytest.skip(f"not installed here: {error}")  # a framework bridge in a core install
     exported = list(module.__all__)
     assert len(exported) == len(set(exported)), "__all__ lists a name twice"
     for export in exported:
-        getattr(module, export)  # every exported name resolves (lazy ones included)
+        try:
+            getattr(module, export)  # every exported name resolves (lazy ones included)
+        except ImportError as error:  # a kernel tool in a core install: it says what to install
+            if NEEDS_AN_EXTRA not in str(error):
+                raise
     assert own_names(module) - {"__version__"} <= set(exported)
 
 
 def test_the_top_level_holds_what_users_and_agent_authors_need() -> None:
     assert set(ipyask.__all__) == TOP_LEVEL
+    assert ipyask.__all__ == sorted(ipyask._PUBLIC)  # the table is the list
 
 
-def test_host_side_vocabulary_lives_in_ipyask_host() -> None:
-    assert not set(ipyask.__all__) & set(ipyask.host.__all__)
-    assert {"SessionEvent", "Session", "UserQuestionProjectionView", "ToolDefinition"} <= set(
-        ipyask.host.__all__
-    )
+def test_dir_lists_the_table_and_no_moved_name() -> None:
+    assert set(ipyask._PUBLIC) <= set(dir(ipyask))
+    assert not set(MOVED_FROM_THE_TOP_LEVEL) & set(dir(ipyask))
 
 
-def test_importing_ipyask_does_not_load_the_notebook_side() -> None:
-    """An agent in a plain process (``ipyask.connect``) starts without ipywidgets and IPython;
-    the notebook names load on first use."""
+@pytest.mark.parametrize("name", sorted(TOP_LEVEL))
+def test_each_top_level_name_is_its_modules_object(name: str) -> None:
+    home = importlib.import_module(ipyask._PUBLIC[name], "ipyask")
+    assert getattr(ipyask, name) is getattr(home, name)
+
+
+def _type_checking_imports() -> dict[str, str]:
+    """Name → module of every import under ``if TYPE_CHECKING:`` in ``ipyask/__init__.py``."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for imported in node.body:
+                assert isinstance(imported, ast.ImportFrom), ast.unparse(imported)
+                module = "." * imported.level + (imported.module or "")
+                for alias in imported.names:
+                    assert alias.asname == alias.name, f"{alias.name}: re-export it as itself"
+                    found[alias.name] = module
+    return found
+
+
+def test_type_checkers_see_the_same_names_from_the_same_modules_as_the_table() -> None:
+    assert _type_checking_imports() == ipyask._PUBLIC
+
+
+def test_the_moved_names_are_the_previous_top_level_less_the_kept_ones() -> None:
+    assert ipyask._MOVED == MOVED_FROM_THE_TOP_LEVEL
+    assert not set(MOVED_FROM_THE_TOP_LEVEL) & TOP_LEVEL
+
+
+@pytest.mark.parametrize(("name", "home"), sorted(MOVED_FROM_THE_TOP_LEVEL.items()))
+def test_a_moved_name_imports_with_a_warning_naming_its_home(name: str, home: str) -> None:
+    module = importlib.import_module(home)
+    assert name in module.__all__
+    with pytest.warns(DeprecationWarning, match=rf"from {re.escape(home)} import {name}\b"):
+        value = getattr(ipyask, name)
+    assert value is getattr(module, name)
+
+
+def test_from_ipyask_import_a_moved_name_warns_too() -> None:
+    with pytest.warns(DeprecationWarning, match=r"from ipyask\.protocol import ToolCall"):
+        from ipyask import ToolCall
+    assert ToolCall is importlib.import_module("ipyask.protocol").ToolCall
+
+
+def test_an_unknown_top_level_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="NoSuchName"):
+        ipyask.NoSuchName  # noqa: B018
+
+
+def test_the_protocol_module_is_the_wire() -> None:
+    import ipyask.protocol
+    import ipyask.widget
+
+    assert set(ipyask.protocol.__all__) == PROTOCOL
+    for name in set(ipyask.widget.__all__) & PROTOCOL:
+        assert getattr(ipyask.protocol, name) is getattr(ipyask.widget, name)
+
+
+def test_importing_ipyask_loads_nothing_until_a_name_is_used() -> None:
+    """``import ipyask`` loads none of its modules, pydantic nor the notebook side (ipywidgets,
+    IPython): an agent in a plain process (``ipyask.connect``) starts without them, and each
+    name loads what it needs on first use."""
     code = (
         "import sys, ipyask\n"
-        "loaded = sorted(m for m in ('ipywidgets', 'IPython', 'anywidget') if m in sys.modules)\n"
-        "assert not loaded, loaded\n"
+        "mine = sorted(m for m in sys.modules if m.startswith('ipyask.'))\n"
+        "assert mine == [], mine\n"
+        "heavy = ('pydantic', 'ipywidgets', 'IPython', 'anywidget')\n"
+        "assert not [m for m in heavy if m in sys.modules], sys.modules.keys() & set(heavy)\n"
+        "assert ipyask.UserQuestions and 'ipywidgets' not in sys.modules\n"
         "assert callable(ipyask.ask) and 'ipywidgets' in sys.modules\n"
         "assert 'QuestionPanel' in dir(ipyask)\n"
     )
@@ -251,8 +385,6 @@ def test_every_exception_a_user_can_meet_is_in_ipyask_errors() -> None:
 
 OLD_PATHS = [
     ("ipyask", "AskCancelledError"),
-    ("ipyask", "BadAnswerError"),
-    ("ipyask", "BlockingUnsupportedError"),
     ("ipyask", "UserQuestionError"),
     ("ipyask.store", "StoreOpenError"),
     ("ipyask.store", "StoreUnavailableError"),

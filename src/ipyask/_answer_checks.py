@@ -39,7 +39,7 @@ class BatchProblem:
 
     def error(self) -> UserQuestionError:
         """``BAD_ANSWER``: per field of the question at fault when there is one
-        (:class:`~ipyask.BadAnswerError`), else for the whole batch."""
+        (:class:`~ipyask.errors.BadAnswerError`), else for the whole batch."""
         if self.question_id is None:
             return UserQuestionError(self.message, "BAD_ANSWER")
         return BadAnswerError(self.question_id, self.fields or {"": self.message})

@@ -318,7 +318,7 @@ class UserQuestions:
         Returns ``False`` when the call is unknown, still open or settled. Raises
         ``REPLY_QUEUED`` while a reply for it waits, and ``BAD_ANSWER`` when the batch does not
         name each question exactly once or an item does not fit its question (a label not
-        offered; per field for a tool approval or a form: :class:`~ipyask.BadAnswerError`).
+        offered; per field for a tool approval or a form: :class:`~ipyask.errors.BadAnswerError`).
         Safe to call from any thread.
 
         When every reader the agent's code declared with :meth:`reading` has ended, nobody
@@ -517,7 +517,7 @@ class UserQuestions:
         ``target`` is an agent, a session, or a store (``None``: the service's store).
 
         The answer is checked as :meth:`answer` checks a late reply: ``BAD_ANSWER`` (per field
-        for a tool approval or a form: :class:`~ipyask.BadAnswerError`) when it does not name
+        for a tool approval or a form: :class:`~ipyask.errors.BadAnswerError`) when it does not name
         each question exactly once or an item does not fit its question; the question then
         stays open.
 

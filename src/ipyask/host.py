@@ -3,8 +3,11 @@
 A notebook user and an agent author find what they need at the top level of :mod:`ipyask`. A
 host (the program that runs agents, keeps their sessions and shows questions) also needs the
 session events the seam reads and appends, the projection of a session's questions, timed-wait
-plumbing, the tool's definition and result types, clocks, and abort signals: they live here.
-The exceptions, ``HarnessError`` and ``AbortError`` included, live in :mod:`ipyask.errors`.
+plumbing, the tool's definition and result types, clocks, abort signals, the answerers of the
+waterfall (``Answerer``, ``Next``, ``after_answer``), the approval rules' records (``Rule``,
+``RuleDecision``, ``AppliedRule``) and the readers of answer items (``tool_decision``,
+``form_result``): they live here. The wire models live in :mod:`ipyask.protocol`; the
+exceptions, ``HarnessError`` and ``AbortError`` included, in :mod:`ipyask.errors`.
 """
 
 import warnings
@@ -13,7 +16,13 @@ from typing import Any
 from ._abort import AbortController, AbortSignal
 from ._agents import AgentRegistry
 from ._clock import Clock, LoopClock
-from ._decisions import answer_errors, form_answer_item, tool_answer_item
+from ._decisions import (
+    answer_errors,
+    form_answer_item,
+    form_result,
+    tool_answer_item,
+    tool_decision,
+)
 from ._errors import restore_error
 from ._events import (
     MessageSource,
@@ -30,6 +39,7 @@ from ._events import (
     TurnStartEvent,
     UserMessageEvent,
 )
+from ._followups import after_answer
 from ._form_schema import (
     BooleanField,
     EnumOption,
@@ -50,6 +60,7 @@ from ._projection import (
     UserQuestionState,
 )
 from ._rich_questions import DECISION_LABELS, FORM_LABELS, form_question, tool_approval_question
+from ._rules import AppliedRule, Rule, RuleDecision
 from ._session import Session, UserMessage
 from ._settlement import Settlement
 from ._timed_wait import TimedQuestionWait
@@ -61,6 +72,7 @@ from ._vocabulary import (
     UnknownIntent,
     WaitFrame,
 )
+from ._waterfall import Answerer, Next
 
 __all__ = [
     "DECISION_LABELS",
@@ -69,6 +81,8 @@ __all__ = [
     "AbortController",
     "AbortSignal",
     "AgentRegistry",
+    "Answerer",
+    "AppliedRule",
     "AskUserQuestionIntent",
     "BooleanField",
     "Clock",
@@ -78,6 +92,7 @@ __all__ = [
     "LoopClock",
     "MessageSource",
     "MultiSelectField",
+    "Next",
     "NumberField",
     "OtherEvent",
     "PendingUserQuestion",
@@ -86,6 +101,8 @@ __all__ = [
     "QuestionAskedEvent",
     "QuestionWait",
     "RequestHeaderEvent",
+    "Rule",
+    "RuleDecision",
     "SelectField",
     "Session",
     "SessionEvent",
@@ -107,16 +124,19 @@ __all__ = [
     "UserQuestionProjectionView",
     "UserQuestionState",
     "WaitFrame",
+    "after_answer",
     "answer_errors",
     "ask_user_question_definition",
     "form_answer_item",
     "form_question",
+    "form_result",
     "form_value_errors",
     "json_schema_errors",
     "parse_form_schema",
     "restore_error",
     "tool_answer_item",
     "tool_approval_question",
+    "tool_decision",
 ]
 
 # Exported here until ipyask.errors held every exception; importable for one more release.

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import ipyask
-from ipyask import AskUserQuestionAnswer, AskUserQuestionItem
+from ipyask.protocol import AskUserQuestionAnswer, AskUserQuestionItem
 from ipyask.testing import drain_loop
 
 drain = drain_loop

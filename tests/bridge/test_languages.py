@@ -13,7 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 import ipyask
-from ipyask import AskUserQuestionAnswer, UserQuestionError
+from ipyask import UserQuestionError
 from ipyask._field_problems import FIELD_PROBLEMS, FieldProblem, FieldProblemCode
 from ipyask.bridge.panel._texts import (
     NOTICES,
@@ -24,6 +24,7 @@ from ipyask.bridge.panel._texts import (
     language_of,
 )
 from ipyask.bridge.panel._transcript import record
+from ipyask.protocol import AskUserQuestionAnswer
 from ipyask.widget import Card, NoticeCode, QuestionWidget
 
 from ._helpers import FakeView, asked_then_stopped, chose, drain, item, only_key

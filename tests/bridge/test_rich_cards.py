@@ -28,18 +28,18 @@ FORM = {
 }
 
 
-async def asked(svc, item: ipyask.AskUserQuestionItem) -> asyncio.Future:
-    task = asyncio.ensure_future(svc.ask(ipyask.AskUserQuestionRequest(questions=[item])))
+async def asked(svc, item: ipyask.protocol.AskUserQuestionItem) -> asyncio.Future:
+    task = asyncio.ensure_future(svc.ask(ipyask.protocol.AskUserQuestionRequest(questions=[item])))
     await drain()
     return task
 
 
-def tool_item() -> ipyask.AskUserQuestionItem:
+def tool_item() -> ipyask.protocol.AskUserQuestionItem:
     decisions = ("approve", "always", "edit", "reject", "respond")
     return tool_approval_question("rm", {"path": "/"}, schema=SCHEMA, decisions=decisions)
 
 
-def form_item() -> ipyask.AskUserQuestionItem:
+def form_item() -> ipyask.protocol.AskUserQuestionItem:
     return form_question("Contact?", FORM)
 
 
@@ -60,7 +60,7 @@ async def test_each_decision_settles_the_tool_card(
     task = await asked(svc, item)
     answer = tool_answer_item(item, kind, arguments=arguments, message=message)
     view.send("answer", key=only_key(panel), answer={"answers": [answer.to_wire()]})
-    decision = ipyask.tool_decision(item, (await task).answers[0])
+    decision = ipyask.host.tool_decision(item, (await task).answers[0])
     assert (decision.kind, decision.arguments, decision.message) == expected
     assert view.errors == []
 
@@ -101,7 +101,7 @@ async def test_edited_arguments_outside_the_schema_get_field_errors_and_settle_n
     assert error["fieldTexts"]["zh"] != fields  # each written in Chinese
     assert panel.get_card(key).status == "pending"
     view.answer(key, ("tool", ["Edit"], '{"path": "build"}'))
-    assert ipyask.tool_decision(item, (await task).answers[0]).arguments == {"path": "build"}
+    assert ipyask.host.tool_decision(item, (await task).answers[0]).arguments == {"path": "build"}
 
 
 async def test_a_decision_the_card_does_not_offer_is_refused(svc, panel, view) -> None:
@@ -117,7 +117,7 @@ async def test_a_decision_the_card_does_not_offer_is_refused(svc, panel, view) -
     ]
     assert not task.done()
     view.answer(key, ("tool", ["Reject"], "no"))
-    assert ipyask.tool_decision(item, (await task).answers[0]).message == "no"
+    assert ipyask.host.tool_decision(item, (await task).answers[0]).message == "no"
 
 
 async def test_form_values_are_checked_per_field(svc, panel, view) -> None:
@@ -136,7 +136,7 @@ async def test_form_values_are_checked_per_field(svc, panel, view) -> None:
     assert not task.done()
     answer = form_answer_item(item, "accept", {"email": "a@b.org", "seats": 2})
     view.send("answer", key=key, answer={"answers": [answer.to_wire()]})
-    result = ipyask.form_result(item, (await task).answers[0])
+    result = ipyask.host.form_result(item, (await task).answers[0])
     assert result.values == {"email": "a@b.org", "seats": 2}
 
 
@@ -146,4 +146,4 @@ async def test_decline_and_cancel_settle_the_form(svc, panel, view, action) -> N
     task = await asked(svc, item)
     answer = form_answer_item(item, action)
     view.send("answer", key=only_key(panel), answer={"answers": [answer.to_wire()]})
-    assert ipyask.form_result(item, (await task).answers[0]).action == action
+    assert ipyask.host.form_result(item, (await task).answers[0]).action == action

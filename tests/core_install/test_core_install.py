@@ -81,3 +81,29 @@ def test_a_users_pytest_suite_runs_with_the_core_install(core_python: Path, tmp_
     assert "pip install 'ipyask[testing]'" in out, out
     assert "1 passed" not in out and "2 passed" in out, out
     assert "Traceback" not in out, out
+
+
+FAST_LANE = "not browser and not kernel and not slow and not postgres"
+"""The tests ``scripts/test --fast`` runs."""
+
+
+def test_the_fast_lane_collects_in_a_core_install_with_the_test_tools() -> None:
+    """No browser driver, kernel client or framework is needed to collect the fast lane: the
+    folders that need one are left out, and say so."""
+    try:
+        python = venvs.ensure(venvs.FAST_LANE)
+    except venvs.VenvError as error:
+        pytest.fail(str(error), pytrace=False)
+    collect = ["--collect-only", "-p", "no:cacheprovider", "-m", FAST_LANE]
+    run = subprocess.run(
+        [str(python), "-m", "pytest", *collect, str(venvs.ROOT / "tests")],
+        capture_output=True,
+        text=True,
+        cwd=venvs.ROOT,
+        check=False,
+        timeout=500,
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out
+    assert "error" not in out.splitlines()[-1], out  # "… 2 errors" ends a failed collection
+    assert "left out: tests/widget_browser (not installed: playwright)" in out, out

@@ -32,7 +32,15 @@ SERIES = {
 CORE_ONLY = "core"
 """The venv of ipyask's core install (no extras) plus pytest: what a user's test suite has."""
 
-VENVS = {**SERIES, CORE_ONLY: ("core-only", "pytest")}
+FAST_LANE = "fast-lane"
+"""The venv of ipyask's core install plus the test tools the fast lane needs (no extras)."""
+
+VENVS = {
+    **SERIES,
+    CORE_ONLY: ("core-only", "pytest"),
+    FAST_LANE: ("fast-lane", "pytest pytest-asyncio pytest-timeout hypothesis"),
+}
+"""Each venv's directory name and pip requirements (separated by spaces)."""
 
 
 class VenvError(RuntimeError):
@@ -75,7 +83,7 @@ def ensure(series: str) -> Path:
             if not python.exists():
                 _run([sys.executable, "-m", "venv", "--clear", str(venv)], out, log)
             pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-            _run([*pip, "-e", str(ROOT), requirement], out, log)
+            _run([*pip, "-e", str(ROOT), *requirement.split()], out, log)
         stamp.write_text(_stamp(requirement))
         return python
 

@@ -152,5 +152,5 @@ def test_a_blocking_call_in_a_marimo_cell_fails_at_once(monkeypatch: pytest.Monk
     async def cell() -> None:
         ipyask.ask_blocking("Proceed?", ["Yes", "No"])
 
-    with pytest.raises(ipyask.BlockingUnsupportedError, match="start the agent as a task"):
+    with pytest.raises(ipyask.errors.BlockingUnsupportedError, match="start the agent as a task"):
         asyncio.run(asyncio.wait_for(cell(), 5))

@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from ipyask.testing import HeadlessFrontend, KernelFrontend
+from ipyask import testing
+
+if TYPE_CHECKING:  # the kernel client loads when a test runs: a core install collects this
+    from ipyask.testing import KernelFrontend
 
 pytestmark = pytest.mark.kernel
 
@@ -19,7 +23,9 @@ AS_JSON = "import dataclasses, json\nprint(json.dumps(dataclasses.asdict(found))
 @pytest.fixture(scope="module")
 def fresh_kernel() -> Iterator[KernelFrontend]:
     """A kernel of its own: the default panel's history is part of what diagnose reports."""
-    with KernelFrontend(timeout=20, env={"JPY_SESSION_NAME": "/notebooks/agent.ipynb"}) as fe:
+    with testing.KernelFrontend(
+        timeout=20, env={"JPY_SESSION_NAME": "/notebooks/agent.ipynb"}
+    ) as fe:
         fe.execute("import ipyask")
         yield fe
 
@@ -54,7 +60,7 @@ def test_before_any_panel(fresh_kernel: KernelFrontend) -> None:
 
 def test_the_front_end_seen_in_the_panels_first_message(fresh_kernel: KernelFrontend) -> None:
     fresh_kernel.execute("ipyask.show_panel()")
-    with HeadlessFrontend(fresh_kernel, subshell=True, timeout=10) as view:
+    with testing.HeadlessFrontend(fresh_kernel, subshell=True, timeout=10) as view:
         view.send("hello")
     found, report = seen(fresh_kernel)
     assert found["front_end"] == "subshells"
@@ -63,7 +69,7 @@ def test_the_front_end_seen_in_the_panels_first_message(fresh_kernel: KernelFron
 
     # A new default panel, first seen by a view on the main shell (as VS Code sends).
     fresh_kernel.execute("ipyask.default_panel().close()\nipyask.show_panel()")
-    main = HeadlessFrontend(fresh_kernel, timeout=10)
+    main = testing.HeadlessFrontend(fresh_kernel, timeout=10)
     main.send("hello", panel=main.panels()[-1])
     found, report = seen(fresh_kernel)
     assert (found["front_end"], found["panel"]) == ("main shell", "open")

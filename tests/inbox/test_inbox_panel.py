@@ -105,9 +105,9 @@ async def test_a_closed_panel_hands_a_local_ask_down_the_waterfall(location: str
     svc = ipyask.UserQuestions(store=store)
     below: list[str] = []
 
-    async def answerer(request: ipyask.AskUserQuestionRequest, next: Any) -> Any:
+    async def answerer(request: ipyask.protocol.AskUserQuestionRequest, next: Any) -> Any:
         below.append(request.request_id or "")
-        return ipyask.AskUserQuestionAnswer.model_validate(NO)
+        return ipyask.protocol.AskUserQuestionAnswer.model_validate(NO)
 
     panel = ipyask.QuestionPanel(svc)  # registered first: asked first
     svc.on_request(answerer)

@@ -163,7 +163,7 @@ async def test_an_ordinary_tool_is_a_tool_approval_card_with_the_context() -> No
     assert result == PermissionResultAllow()
     (question,) = scripted.requests[0].questions
     assert question.question == "Claude wants to run npm test"
-    assert isinstance(question.intent, ipyask.ToolApprovalIntent)
+    assert isinstance(question.intent, ipyask.protocol.ToolApprovalIntent)
     assert question.intent.tool.name == "Bash"
     assert question.intent.tool.arguments == {"command": "npm test"}
     assert set(question.intent.decision_labels()) == {"approve", "always", "edit", "reject", "stop"}
@@ -196,7 +196,7 @@ async def test_always_allow_is_not_offered_without_suggestions() -> None:
         await ask_bash(AlwaysAllow(), context())  # the card has no such button
     _, scripted = await ask_bash(Approve(), context())
     intent = scripted.requests[0].questions[0].intent
-    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert isinstance(intent, ipyask.protocol.ToolApprovalIntent)
     assert intent.always is None
 
 
@@ -216,7 +216,7 @@ async def test_reject_and_stop_denies_with_interrupt() -> None:
     result, scripted = await ask_bash(RejectAndStop("wrong branch"), context())
     assert result == PermissionResultDeny(message="wrong branch", interrupt=True)
     intent = scripted.requests[0].questions[0].intent
-    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert isinstance(intent, ipyask.protocol.ToolApprovalIntent)
     assert intent.stop == "Reject and stop"
     result, _ = await ask_bash(RejectAndStop(), context())
     assert result == PermissionResultDeny(
@@ -228,7 +228,7 @@ async def test_a_cancelled_prompt_cancels_its_question() -> None:
     service = ipyask.UserQuestions()
     seen: list[str] = []
 
-    async def hold(request: ipyask.AskUserQuestionRequest, next: ipyask.Next) -> Any:
+    async def hold(request: ipyask.protocol.AskUserQuestionRequest, next: ipyask.host.Next) -> Any:
         try:
             await asyncio.sleep(60)
         except asyncio.CancelledError:

@@ -104,7 +104,7 @@ async def test_approve_runs_the_tool(svc: ipyask.UserQuestions, mode: str) -> No
     assert deleted == ["a.txt"]
     (question,) = script.requests[0].questions
     intent = question.intent
-    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert isinstance(intent, ipyask.protocol.ToolApprovalIntent)
     assert (intent.tool.name, intent.tool.arguments) == ("delete_file", {"path": "a.txt"})
     assert list(intent.decision_labels()) == ["approve", "edit", "reject", "respond"]
     # the middleware's description, without its Python repr of the arguments the card shows
@@ -133,7 +133,7 @@ async def test_per_call_cards_take_the_tool_schema_and_decisions_from_the_interr
     graph = agent(model, allowed=["approve", "edit"], mode="per_call")
     await bridge.run(graph, START_INPUT, CONFIG, service=svc)
     intent = script.requests[0].questions[0].intent
-    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert isinstance(intent, ipyask.protocol.ToolApprovalIntent)
     assert list(intent.decision_labels()) == ["approve", "edit"]
     assert intent.tool.call_id == "call-0"
     schema = intent.tool.input_schema or {}
@@ -146,16 +146,18 @@ async def test_an_edit_outside_the_tool_schema_is_refused_before_the_graph_sees_
     svc: ipyask.UserQuestions, mode: str
 ) -> None:
     """A forged answer (no scripted person would send it): the bridge reads every decision with
-    ``ipyask.tool_decision``, which checks it against the card. Batched requests carry no schema:
-    the card takes it from the graph's tool node."""
+    ``ipyask.host.tool_decision``, which checks it against the card. Batched requests carry no
+    schema: the card takes it from the graph's tool node."""
 
-    def forged(request: ipyask.AskUserQuestionRequest, next: ipyask.Next) -> dict[str, Any]:
+    def forged(
+        request: ipyask.protocol.AskUserQuestionRequest, next: ipyask.host.Next
+    ) -> dict[str, Any]:
         edit = {"id": "delete_file", "selected": ["Edit"], "custom": '{"path": 3}'}
         return {"answers": [edit]}
 
     svc.on_request(forged)
     model = ToolCallingFake(responses=[calls("a.txt"), AIMessage(content="done")])
-    with pytest.raises(ipyask.BadAnswerError) as caught:
+    with pytest.raises(ipyask.errors.BadAnswerError) as caught:
         await bridge.run(agent(model, mode=mode), START_INPUT, CONFIG, service=svc)
     assert "path" in caught.value.field_errors
     assert deleted == []
@@ -580,7 +582,7 @@ async def test_a_response_schema_is_asked_as_a_form_and_resumes_with_the_model(
     assert result["answer"] == expected
     (question,) = script.requests[0].questions
     intent = question.intent
-    assert isinstance(intent, ipyask.FormIntent)
+    assert isinstance(intent, ipyask.protocol.FormIntent)
     assert intent.requested_schema["properties"]["note"] == {"type": "string", "title": "Note"}
     assert intent.requested_schema["required"] == ["approved"]
 
@@ -606,7 +608,7 @@ async def test_a_schema_with_an_enum_reference_and_an_optional_number_is_a_form(
     result = await bridge.run(graph, {"answer": None}, CONFIG, service=svc)
     assert result["answer"] == Paint(color=Color.BLUE)
     intent = script.requests[0].questions[0].intent
-    assert isinstance(intent, ipyask.FormIntent)
+    assert isinstance(intent, ipyask.protocol.FormIntent)
     assert intent.requested_schema["properties"] == {
         "color": {"enum": ["red", "blue"], "title": "Color", "type": "string"},
         "coats": {"type": "integer", "title": "Coats"},
@@ -696,7 +698,7 @@ async def test_agent_inbox_interrupts_get_human_responses(
     assert result["answer"] == response
     (question,) = script.requests[0].questions
     intent = question.intent
-    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert isinstance(intent, ipyask.protocol.ToolApprovalIntent)
     assert intent.tool.arguments == {"command": "ls", "args": ["-l"]}
     assert question.detail == "Please review the command before execution"
     offered = intent.decision_labels()
@@ -756,5 +758,5 @@ async def test_a_chinese_agent_inbox_card_names_accept_and_ignore_in_chinese(
     (question,) = asked.questions
     assert [o.label for o in question.options or []] == ["接受", "Edit", "忽略"]
     (ignore,) = [o for o in question.options or [] if o.label == "忽略"]
-    item = ipyask.AskUserQuestionAnswerItem(id=question.id, selected=[ignore.label])
+    item = ipyask.protocol.AskUserQuestionAnswerItem(id=question.id, selected=[ignore.label])
     assert asked.resume([item]) == [{"type": "ignore", "args": None}]

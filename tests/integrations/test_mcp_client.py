@@ -50,7 +50,7 @@ async def test_a_form_elicitation_is_a_form_card_accepted_with_values(mode: str)
     (request,) = answerer.requests
     (question,) = request.questions
     assert question.question == BOOKING
-    assert isinstance(question.intent, ipyask.FormIntent)
+    assert isinstance(question.intent, ipyask.protocol.FormIntent)
     schema = question.intent.requested_schema
     assert schema["properties"]["guests"]["maximum"] == 12
     assert set(schema["required"]) == {"date", "guests"}
@@ -68,7 +68,9 @@ async def test_decline_and_cancel_are_the_protocols_own_actions(
 async def test_values_outside_the_schema_never_reach_the_server() -> None:
     service = ipyask.UserQuestions()
 
-    async def careless(request: ipyask.AskUserQuestionRequest, next: ipyask.Next) -> Any:
+    async def careless(
+        request: ipyask.protocol.AskUserQuestionRequest, next: ipyask.host.Next
+    ) -> Any:
         values = json.dumps({"date": "2026-12-24", "guests": 40})
         return {"answers": [{"id": "elicitation", "selected": ["Submit"], "custom": values}]}
 
@@ -76,7 +78,7 @@ async def test_values_outside_the_schema_never_reach_the_server() -> None:
     params = mcp.types.ElicitRequestFormParams(
         message=BOOKING, requested_schema=Booking.model_json_schema()
     )
-    with pytest.raises(ipyask.BadAnswerError, match="guests"):
+    with pytest.raises(ipyask.errors.BadAnswerError, match="guests"):
         await elicitation_callback(service=service)(None, params)  # type: ignore[arg-type]
 
 
@@ -115,7 +117,7 @@ async def test_a_schema_outside_the_subset_is_an_error_and_asks_nothing() -> Non
 
 def test_the_form_answer_is_json_text_in_custom() -> None:
     # What a client that knows only the spec sends is what the form card sends.
-    question = ipyask.AskUserQuestionItem.model_validate(
+    question = ipyask.protocol.AskUserQuestionItem.model_validate(
         {
             "id": "elicitation",
             "question": BOOKING,
@@ -129,10 +131,10 @@ def test_the_form_answer_is_json_text_in_custom() -> None:
             },
         }
     )
-    item = ipyask.AskUserQuestionAnswerItem(
+    item = ipyask.protocol.AskUserQuestionAnswerItem(
         id="elicitation", selected=["Submit"], custom=json.dumps({"n": 2})
     )
-    assert ipyask.form_result(question, item).values == {"n": 2}
+    assert ipyask.host.form_result(question, item).values == {"n": 2}
 
 
 KERNEL_SERVER = """
@@ -243,7 +245,7 @@ async def test_a_call_refused_for_a_url_is_made_again_once_the_person_continues(
     elicitation#url-elicitation-required-error): the URL's consent card, then the same call."""
     calendar = CalendarServer()
 
-    def done_on_the_page(question: ipyask.AskUserQuestionItem) -> str:
+    def done_on_the_page(question: ipyask.protocol.AskUserQuestionItem) -> str:
         calendar.authorized = True  # the person finished on the page, out of band
         return "Continue"
 
@@ -278,7 +280,9 @@ async def test_the_completion_notification_closes_the_card_and_the_call_is_made_
     service = ipyask.UserQuestions()
     signals: list[ipyask.host.AbortSignal] = []
 
-    async def finishes_on_the_page(request: ipyask.AskUserQuestionRequest, next: Any) -> Any:
+    async def finishes_on_the_page(
+        request: ipyask.protocol.AskUserQuestionRequest, next: Any
+    ) -> Any:
         assert request.signal is not None
         signals.append(request.signal)
         calendar.authorized = True

@@ -57,7 +57,9 @@ class Holding:
         self.release = asyncio.Event()
         self.ended: list[str] = []
 
-    async def __call__(self, request: ipyask.AskUserQuestionRequest, next: ipyask.Next) -> Any:
+    async def __call__(
+        self, request: ipyask.protocol.AskUserQuestionRequest, next: ipyask.host.Next
+    ) -> Any:
         self.asked.set()
         try:
             await self.release.wait()

@@ -74,7 +74,7 @@ async def test_the_card_shows_the_tool_and_offers_what_the_sdk_supports(
     await bridge.run(agent(model), "clean up", service=svc)
     (question,) = script.requests[0].questions
     intent = question.intent
-    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert isinstance(intent, ipyask.protocol.ToolApprovalIntent)
     assert (intent.tool.name, intent.tool.arguments) == ("delete_file", {"path": "a.txt"})
     assert intent.tool.call_id == "call-0"
     assert list(intent.decision_labels()) == ["approve", "always", "reject", "never"]
@@ -247,7 +247,7 @@ async def test_a_tool_from_an_mcp_server_shows_its_description_and_schema(
     assert "archived a.txt for 30 days" in str(tool_outputs(model)["c"])
     (question,) = script.requests[0].questions
     assert question.detail == "Move a file to the archive for some days."
-    assert isinstance(question.intent, ipyask.ToolApprovalIntent)
+    assert isinstance(question.intent, ipyask.protocol.ToolApprovalIntent)
     schema = question.intent.tool.input_schema
     assert schema is not None
     assert schema["properties"]["path"]["type"] == "string"

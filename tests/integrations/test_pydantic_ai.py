@@ -71,7 +71,7 @@ async def test_approve_runs_the_tool(svc: ipyask.UserQuestions) -> None:
     assert deleted == ["a.txt"]
     (question,) = script.requests[0].questions
     intent = question.intent
-    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert isinstance(intent, ipyask.protocol.ToolApprovalIntent)
     assert (intent.tool.name, intent.tool.arguments) == ("delete_file", {"path": "a.txt"})
     assert intent.tool.call_id == "call-0"
     assert list(intent.decision_labels()) == ["approve", "edit", "reject"]
@@ -240,7 +240,7 @@ async def test_an_edit_outside_the_tools_schema_is_refused_on_the_card(
     assert dropped == []
     (question,) = script.requests[0].questions
     intent = question.intent
-    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert isinstance(intent, ipyask.protocol.ToolApprovalIntent)
     schema = intent.tool.input_schema
     assert schema is not None
     assert schema["properties"]["table"]["type"] == "string"
@@ -258,14 +258,16 @@ async def test_an_edit_outside_the_schema_from_any_client_never_reaches_the_tool
     """The kernel checks the edit again, whoever answered: a client that skips the card's check
     (https://ai.pydantic.dev/deferred-tools/) gets the refusal; the tool does not run."""
 
-    async def careless(request: ipyask.AskUserQuestionRequest, next: ipyask.Next) -> Any:
+    async def careless(
+        request: ipyask.protocol.AskUserQuestionRequest, next: ipyask.host.Next
+    ) -> Any:
         (question,) = request.questions
         answer = {"id": question.id, "selected": ["Edit"], "custom": '{"table": 5}'}
         return {"answers": [answer]}
 
     svc.on_request(careless)
     made, _ = drop_table_agent([bridge.approvals(service=svc)])
-    with pytest.raises(ipyask.BadAnswerError, match="table"):
+    with pytest.raises(ipyask.errors.BadAnswerError, match="table"):
         await made.run("tidy up")
     assert dropped == []
 
@@ -286,7 +288,7 @@ async def test_resolve_describes_the_tools_of_the_agent_it_is_given(
     assert question.detail is not None
     assert "Drop a table" in question.detail
     assert "**rows**" in question.detail
-    assert isinstance(question.intent, ipyask.ToolApprovalIntent)
+    assert isinstance(question.intent, ipyask.protocol.ToolApprovalIntent)
     assert question.intent.tool.input_schema is not None
     second = await made.run(message_history=first.all_messages(), deferred_tool_results=results)
     assert second.output == "done"

@@ -16,7 +16,7 @@ def question(qid: str = "q1", *labels: str, **extra: object) -> dict[str, object
     return item
 
 
-def answer(*items: tuple[str, list[str]]) -> ipyask.AskUserQuestionAnswer:
-    return ipyask.AskUserQuestionAnswer.model_validate(
+def answer(*items: tuple[str, list[str]]) -> ipyask.protocol.AskUserQuestionAnswer:
+    return ipyask.protocol.AskUserQuestionAnswer.model_validate(
         {"answers": [{"id": qid, "selected": selected} for qid, selected in items]}
     )

@@ -5,8 +5,9 @@ import asyncio
 import pytest
 
 import ipyask
-from ipyask import AskUserQuestionRequest, UserQuestionError
+from ipyask import UserQuestionError
 from ipyask.errors import HarnessError
+from ipyask.protocol import AskUserQuestionRequest
 
 from ._helpers import answer, drain, question
 
@@ -24,7 +25,7 @@ MESSAGES = {
 }
 
 
-def claim_with(result: ipyask.AskUserQuestionAnswer, seen: list[object] | None = None):
+def claim_with(result: ipyask.protocol.AskUserQuestionAnswer, seen: list[object] | None = None):
     async def answerer(request, next):
         if seen is not None:
             seen.append(request)
@@ -417,7 +418,7 @@ async def test_a_plain_function_answerer_and_a_wire_dict_answer_work(svc) -> Non
 async def test_the_first_answerer_is_called_before_the_asker_first_yields(svc) -> None:
     # What an answerer does before it awaits (a panel shows its card) is not a loop turn late.
     calls: list[AskUserQuestionRequest] = []
-    decided: asyncio.Future[ipyask.AskUserQuestionAnswer] = asyncio.Future()
+    decided: asyncio.Future[ipyask.protocol.AskUserQuestionAnswer] = asyncio.Future()
 
     def answerer(request, next):
         calls.append(request)

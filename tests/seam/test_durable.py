@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 import ipyask
-from ipyask import AskUserQuestionRequest, UserQuestionError
+from ipyask import UserQuestionError
 from ipyask._answered_by import card_digest
 from ipyask.host import (
     AbortController,
@@ -17,6 +17,7 @@ from ipyask.host import (
     TurnEndEvent,
     TurnStartEvent,
 )
+from ipyask.protocol import AskUserQuestionRequest
 
 from ._helpers import answer, drain, question
 
@@ -280,7 +281,7 @@ async def test_a_claim_the_agent_could_not_use_is_refused_and_the_record_stays_o
     await drain()
     request_id = held.requests[0].request_id
     assert request_id is not None
-    with pytest.raises(ipyask.BadAnswerError) as caught:
+    with pytest.raises(ipyask.errors.BadAnswerError) as caught:
         svc.respond(turn, request_id, answer(("q1", ["Z"])))
     assert caught.value.code == "BAD_ANSWER"
     assert caught.value.field_errors == {"": "'Z' is not an option of question q1"}

@@ -19,8 +19,8 @@ async def test_follow_ups_run_after_the_agent_resumed_in_order(svc) -> None:
     order: list[str] = []
 
     async def answerer(request, next):
-        ipyask.after_answer(lambda: order.append("first follow-up"))
-        ipyask.after_answer(lambda: order.append("second follow-up"))
+        ipyask.host.after_answer(lambda: order.append("first follow-up"))
+        ipyask.host.after_answer(lambda: order.append("second follow-up"))
         order.append("answered")
         return answer(("q1", ["A"]))
 
@@ -46,7 +46,7 @@ async def test_follow_ups_also_run_when_the_ask_fails(svc) -> None:
     ran: list[str] = []
 
     async def answerer(request, next):
-        ipyask.after_answer(lambda: ran.append("cleanup"))
+        ipyask.host.after_answer(lambda: ran.append("cleanup"))
         raise UserQuestionError("nope", "ASK_CANCELLED")
 
     svc.on_request(answerer)
@@ -67,7 +67,7 @@ async def test_a_follow_up_added_after_the_ask_ended_runs_at_once(svc) -> None:
         try:
             await asyncio.Event().wait()
         finally:
-            ipyask.after_answer(lambda: ran.append("late"))  # the ask is over by now
+            ipyask.host.after_answer(lambda: ran.append("late"))  # the ask is over by now
         raise AssertionError("unreachable")
 
     svc.on_request(stubborn)
@@ -84,7 +84,7 @@ async def test_a_follow_up_added_after_the_ask_ended_runs_at_once(svc) -> None:
 
 def test_outside_an_ask_a_follow_up_runs_at_once() -> None:
     ran: list[str] = []
-    ipyask.after_answer(lambda: ran.append("now"))
+    ipyask.host.after_answer(lambda: ran.append("now"))
     assert ran == ["now"]
 
 
@@ -95,8 +95,8 @@ async def test_a_failing_follow_up_is_logged_and_the_next_still_runs(svc, caplog
         raise RuntimeError("view gone")
 
     async def answerer(request, next):
-        ipyask.after_answer(broken)
-        ipyask.after_answer(lambda: ran.append("next"))
+        ipyask.host.after_answer(broken)
+        ipyask.host.after_answer(lambda: ran.append("next"))
         return answer(("q1", ["B"]))
 
     svc.on_request(answerer)
@@ -113,13 +113,13 @@ async def test_nested_asks_keep_their_own_follow_ups(svc) -> None:
     order: list[str] = []
 
     async def inner_answerer(request, next):
-        ipyask.after_answer(lambda: order.append("inner follow-up"))
+        ipyask.host.after_answer(lambda: order.append("inner follow-up"))
         return answer(("q1", ["A"]))
 
     async def outer_answerer(request, next):
         result = await inner.ask(REQUEST)
         order.append("inner ask returned")
-        ipyask.after_answer(lambda: order.append("outer follow-up"))
+        ipyask.host.after_answer(lambda: order.append("outer follow-up"))
         return result
 
     inner.on_request(inner_answerer)

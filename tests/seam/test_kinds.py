@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ipyask import AskUserQuestionItem, AskUserQuestionRequest
 from ipyask._intents import check_intents
 from ipyask.host import UnknownIntent, form_question, tool_approval_question
 from ipyask.kinds import KINDS, kind_of
+from ipyask.protocol import AskUserQuestionItem, AskUserQuestionRequest
 from ipyask.widget import Card
 
 

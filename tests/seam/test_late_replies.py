@@ -305,7 +305,7 @@ async def test_collect_reply_returns_a_queued_late_answer_and_settles_it(svc, ag
     with svc.reading(agent, "re-ask"):
         assert svc.answer(agent, "c1", BATCH) is True
         collected = await svc.collect_reply(agent, "c1", 1000)
-    assert collected == ipyask.AskUserQuestionAnswer.model_validate(BATCH)
+    assert collected == ipyask.protocol.AskUserQuestionAnswer.model_validate(BATCH)
     assert agent.session.next_step == ()
     assert svc.projection(agent).settled[0].call_id == "c1"
     assert await svc.collect_reply(agent, "c1", 1000) == collected  # again: the same batch

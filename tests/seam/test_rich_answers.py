@@ -8,19 +8,22 @@ from typing import Any
 import pytest
 
 import ipyask
-from ipyask import (
-    AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
-    BadAnswerError,
-    FormIntent,
-    FormResult,
-    ToolApprovalIntent,
-    ToolDecision,
-    UserQuestionError,
+from ipyask import FormResult, ToolDecision, UserQuestionError
+from ipyask.errors import BadAnswerError
+from ipyask.host import (
+    answer_errors,
+    form_answer_item,
     form_result,
+    parse_form_schema,
+    tool_answer_item,
     tool_decision,
 )
-from ipyask.host import answer_errors, form_answer_item, parse_form_schema, tool_answer_item
+from ipyask.protocol import (
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    FormIntent,
+    ToolApprovalIntent,
+)
 from ipyask.testing import (
     AlwaysAllow,
     AlwaysReject,
@@ -159,7 +162,7 @@ async def test_both_intents_are_asked_and_answered_through_the_waterfall(svc) ->
     ScriptedAnswerer(
         {"write_file": Edit({"path": "b.txt"}), "f": {"name": "Ada", "email": "a@b.org"}}
     ).register(svc)
-    request = ipyask.AskUserQuestionRequest.model_validate(
+    request = ipyask.protocol.AskUserQuestionRequest.model_validate(
         {"questions": [tool_question(), form_question()]}
     )
     answer = await svc.ask(request)
@@ -608,7 +611,9 @@ def test_the_writers_produce_what_the_readers_accept() -> None:
 )
 async def test_the_scripted_answerer_gives_each_decision(svc, reply, kind, message) -> None:
     ScriptedAnswerer({"write_file": reply}).register(svc)
-    request = ipyask.AskUserQuestionRequest.model_validate({"questions": [tool_question()]})
+    request = ipyask.protocol.AskUserQuestionRequest.model_validate(
+        {"questions": [tool_question()]}
+    )
     answer = await svc.ask(request)
     decision = tool_decision(request.questions[0], answer.answers[0])
     assert (decision.kind, decision.message) == (kind, message)
@@ -628,7 +633,7 @@ async def test_always_reject_and_reject_and_stop_carry_an_optional_reason(
 ) -> None:
     decisions = {"approve": "Approve", "never": "Always reject", "stop": "Reject and stop"}
     ScriptedAnswerer({"write_file": reply}).register(svc)
-    request = ipyask.AskUserQuestionRequest.model_validate(
+    request = ipyask.protocol.AskUserQuestionRequest.model_validate(
         {"questions": [tool_question(decisions)]}
     )
     answer = await svc.ask(request)
@@ -642,7 +647,9 @@ async def test_always_reject_and_reject_and_stop_carry_an_optional_reason(
 async def test_the_scripted_answerer_matches_by_id_and_text_before_tool_name(svc) -> None:
     answerer = ScriptedAnswerer({"Run write_file?": Reject("by text"), "write_file": Approve()})
     answerer.register(svc)
-    request = ipyask.AskUserQuestionRequest.model_validate({"questions": [tool_question()]})
+    request = ipyask.protocol.AskUserQuestionRequest.model_validate(
+        {"questions": [tool_question()]}
+    )
     answer = await svc.ask(request)
     assert tool_decision(request.questions[0], answer.answers[0]).message == "by text"
 
@@ -650,7 +657,9 @@ async def test_the_scripted_answerer_matches_by_id_and_text_before_tool_name(svc
 @pytest.mark.parametrize(("reply", "action"), [(Decline(), "decline"), (Cancel(), "cancel")])
 async def test_the_scripted_answerer_declines_and_cancels_forms(svc, reply, action) -> None:
     ScriptedAnswerer({"Who are you?": reply}).register(svc)
-    request = ipyask.AskUserQuestionRequest.model_validate({"questions": [form_question()]})
+    request = ipyask.protocol.AskUserQuestionRequest.model_validate(
+        {"questions": [form_question()]}
+    )
     answer = await svc.ask(request)
     assert form_result(request.questions[0], answer.answers[0]).action == action
 

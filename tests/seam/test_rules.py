@@ -200,7 +200,7 @@ MALFORMED = [
 def test_a_malformed_file_or_rule_names_its_line_and_what_is_wrong(
     text: str, line: int, problem: str
 ) -> None:
-    with pytest.raises(ipyask.RulesError) as raised:
+    with pytest.raises(ipyask.errors.RulesError) as raised:
         ipyask.Rules.parse(text, "team/rules.toml")
     message = str(raised.value)
     assert message.startswith(f"team/rules.toml:{line}: "), message
@@ -218,11 +218,11 @@ def test_a_missing_file_that_was_named_is_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ipyask.RulesError, match="no such rules file"):
+    with pytest.raises(ipyask.errors.RulesError, match="no such rules file"):
         ipyask.Rules.load(tmp_path / "nowhere.toml")
     monkeypatch.setenv("IPYASK_RULES", str(tmp_path / "nowhere.toml"))
     with pytest.raises(
-        ipyask.RulesError, match=r"nowhere.toml: no such rules file \(\$IPYASK_RULES"
+        ipyask.errors.RulesError, match=r"nowhere.toml: no such rules file \(\$IPYASK_RULES"
     ):
         ipyask.Rules.load()
 
@@ -440,9 +440,9 @@ def test_the_default_service_loads_the_rules_named_by_the_environment(
 
 def test_a_malformed_default_file_stops_the_default_service(fresh_default: Path) -> None:
     fresh_default.write_text("allow = ['read file']\n", encoding="utf-8")
-    with pytest.raises(ipyask.RulesError, match=r"rules.toml:1: allow rule 'read file'"):
+    with pytest.raises(ipyask.errors.RulesError, match=r"rules.toml:1: allow rule 'read file'"):
         ipyask.default_service()
-    with pytest.raises(ipyask.RulesError):  # still: never a service without its rules
+    with pytest.raises(ipyask.errors.RulesError):  # still: never a service without its rules
         ipyask.approve_tool_blocking("read_file", {"path": "a"})
 
 

@@ -20,11 +20,13 @@ def in_thread(fn) -> None:
 
 
 async def test_an_answerer_settled_from_another_thread(svc) -> None:
-    slots: list[ipyask.host.Settlement[ipyask.AskUserQuestionAnswer]] = []
+    slots: list[ipyask.host.Settlement[ipyask.protocol.AskUserQuestionAnswer]] = []
     arrived = asyncio.Event()
 
     async def card(request, next):
-        slot: ipyask.host.Settlement[ipyask.AskUserQuestionAnswer] = ipyask.host.Settlement()
+        slot: ipyask.host.Settlement[ipyask.protocol.AskUserQuestionAnswer] = (
+            ipyask.host.Settlement()
+        )
         slots.append(slot)
         arrived.set()
         return await slot

@@ -15,8 +15,8 @@ class Card:
     """A client answerer that holds timed requests until the test settles them."""
 
     def __init__(self) -> None:
-        self.requests: list[ipyask.AskUserQuestionRequest] = []
-        self.futures: list[asyncio.Future[ipyask.AskUserQuestionAnswer]] = []
+        self.requests: list[ipyask.protocol.AskUserQuestionRequest] = []
+        self.futures: list[asyncio.Future[ipyask.protocol.AskUserQuestionAnswer]] = []
         self.arrived = asyncio.Event()
 
     async def __call__(self, request, next):

@@ -82,7 +82,7 @@ async def test_a_timed_call_that_times_out_returns_the_pending_notice(svc, agent
 async def test_the_timeout_argument_is_seconds_and_minus_one_waits_indefinitely(
     svc, agent, clock
 ) -> None:
-    seen: list[ipyask.AskUserQuestionRequest] = []
+    seen: list[ipyask.protocol.AskUserQuestionRequest] = []
 
     async def card(request, next):
         seen.append(request)

@@ -11,7 +11,8 @@ from pydantic import ValidationError
 
 import ipyask
 import ipyask._vocabulary as vocabulary
-from ipyask import (
+from ipyask.host import UnknownIntent
+from ipyask.protocol import (
     ApprovalIntent,
     AskUserQuestionAnswer,
     AskUserQuestionItem,
@@ -19,7 +20,6 @@ from ipyask import (
     AskUserQuestionRequest,
     PlanReviewIntent,
 )
-from ipyask.host import UnknownIntent
 
 
 def test_wire_form_is_camel_case_and_attributes_snake_case() -> None:

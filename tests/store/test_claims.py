@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 import ipyask
-from ipyask import BadAnswerError, UserQuestionError
+from ipyask import UserQuestionError
+from ipyask.errors import BadAnswerError
 from ipyask.store import Store
 from ipyask.testing import drain_loop
 

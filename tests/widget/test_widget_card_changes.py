@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from ipyask.testing import ManualClock
 from ipyask.testing._card_mirror import CardMirror
-from ipyask.testing._kernel_client import CustomMessage
 from ipyask.widget import QuestionWidget
 from ipyask.widget._card_changes import SETTLED_BURST_DELAY_MS, SETTLED_CARD_DELAY_MS
 from ipyask.widget._protocol import KERNEL_MESSAGE
@@ -19,6 +19,13 @@ from .test_widget_sync import Recorder
 from .widget_cardkit import generic, timed
 
 ANSWER = {"answers": [{"id": "q1", "selected": ["SQLite"]}]}
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A custom message as the kernel client records it: the mirror reads its content."""
+
+    content: Any
 
 
 @pytest.fixture
@@ -201,7 +208,7 @@ def test_views_applying_the_messages_end_with_the_kernels_cards(clock, monkeypat
             else:
                 widget.remove_card(card.key)
         clock.advance(SETTLED_BURST_DELAY_MS)
-        received += [CustomMessage(c) for c in _messages(comm.take())]
+        received += [Sent(c) for c in _messages(comm.take())]
         reloaded = CardMirror().cards(widget.get_state(), [])
         assert mirror.cards(first, received) == reloaded
         assert len(reloaded) == len(widget.store)

@@ -21,6 +21,11 @@ exists and the default service answers only through the answerers registered on 
 :class:`~ipyask.bridge.cell_wait.CellWait`, which makes it work (or fail clearly) on kernels
 that hold comm messages while a cell waits. This module wires the panel
 (:mod:`ipyask.bridge.panel`) to the cell wait; they do not know each other.
+
+One :class:`Notebook` holds the default service, its rules, the panel and the cells' views; each
+verb is written once there (what it asks and how it reads the answer), and its ``await`` form
+and its blocking form differ only in how the cell waits. The module's functions are the
+methods of the one default notebook.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ from .cell_wait import (
 from .panel import CellView, QuestionPanel
 
 __all__ = [
+    "Notebook",
     "approve",
     "approve_blocking",
     "approve_tool",
@@ -75,56 +81,531 @@ __all__ = [
 
 T = TypeVar("T")
 
-_service: UserQuestions | None = None
-_rules: Rules | None = None  # the approval rules registered on the default service
-_panel: QuestionPanel | None = None
-_unrecord: Callable[[], None] | None = None  # stops writing rule records to the last panel
-_shown_in: set[str] = set()  # the cells that showed the default panel
-_cell_views: dict[str, CellView] = {}  # the view of each cell that asked, by the cell's msg_id
-_shown_in_marimo: list[object] = []  # the latest run of a marimo cell that showed the panel
-_marimo_shows = 0
+_Outcome = AskUserQuestionAnswer | PendingAnswer
+_Asking = Callable[[], Awaitable[T]]
+"""What asks a question and reads its answer, made in the asking cell's context."""
+_DEFAULT_DECISIONS: tuple[DecisionKind, ...] = ("approve", "edit", "reject")
 
 
-def default_service() -> UserQuestions:
-    """The service behind :func:`ask` and :func:`approve` (created on first use).
+class Notebook:
+    """The notebook side of the one-liners: the default service and its approval rules, the
+    panel holding every card, the view of each cell that asked, and the verbs that ask on them.
 
-    It answers tool approvals by the approval rules in ``$IPYASK_RULES`` or
-    ``.ipyask/rules.toml`` first (:class:`~ipyask.Rules`), read when it is created; a rules
-    file that cannot be read raises :class:`~ipyask.RulesError` here (no service without them).
+    Each verb has one body (``_ask``, ``_approve``, ``_approve_tool``, ``_form``, ``_batch``):
+    it makes, in the caller's context, what asks and reads the answer. The ``await`` form waits
+    for it with :meth:`CellWait.await_in_cell`, the blocking form with
+    :meth:`CellWait.run_blocking`.
     """
-    global _service, _rules
-    if _service is None or _service.closed:
-        rules = Rules.load()
-        service = UserQuestions()
-        if rules.rules:
-            rules.register(service)
-        _service, _rules = service, rules
-    return _service
 
+    def __init__(self) -> None:
+        self._service: UserQuestions | None = None
+        self._rules: Rules | None = None  # the approval rules registered on the service
+        self._panel: QuestionPanel | None = None
+        self._unrecord: Callable[[], None] | None = None  # stops the last panel's rule records
+        self._shown_in: set[str] = set()  # the cells that showed the panel
+        self._cell_views: dict[str, CellView] = {}  # each asking cell's view, by its msg_id
+        self._shown_in_marimo: list[object] = []  # the latest marimo cell run that showed it
+        self._marimo_shows = 0
+        self._cell_agents: WeakKeyDictionary[UserQuestions, Agent] = WeakKeyDictionary()
+        self._cell_wait = CellWait(self.default_panel, self._show)
 
-def default_rules() -> Rules:
-    """The approval rules of the default service (empty when it has none): what they answered
-    is in their :attr:`~ipyask.Rules.decisions`."""
-    default_service()
-    assert _rules is not None  # set with the service
-    return _rules
+    # -- the service, its rules and the panel ----------------------------------------------
 
+    def default_service(self) -> UserQuestions:
+        """The service behind :func:`ask` and :func:`approve` (created on first use).
 
-def default_panel() -> QuestionPanel:
-    """The panel of the default service (created on first use)."""
-    global _panel, _marimo_shows, _unrecord
-    if _panel is None or _panel.closed:
-        _panel = QuestionPanel(default_service())
-        if _unrecord is not None:
-            _unrecord()
-        # What the rules answer shows no card: the panel's transcript records it.
-        _unrecord = _rules.on_decision(partial(_write_rule_record, _panel)) if _rules else None
-        _shown_in.clear()
-        _cell_views.clear()
-        _shown_in_marimo.clear()
-        _marimo_shows = 0
-        front_end_seen(_panel)  # record how the front end sends, from the first view message
-    return _panel
+        It answers tool approvals by the approval rules in ``$IPYASK_RULES`` or
+        ``.ipyask/rules.toml`` first (:class:`~ipyask.Rules`), read when it is created; a rules
+        file that cannot be read raises :class:`~ipyask.errors.RulesError` here (no service
+        without them).
+        """
+        if self._service is None or self._service.closed:
+            rules = Rules.load()
+            service = UserQuestions()
+            if rules.rules:
+                rules.register(service)
+            self._service, self._rules = service, rules
+        return self._service
+
+    def default_rules(self) -> Rules:
+        """The approval rules of the default service (empty when it has none): what they
+        answered is in their :attr:`~ipyask.Rules.decisions`."""
+        self.default_service()
+        assert self._rules is not None  # set with the service
+        return self._rules
+
+    def default_panel(self) -> QuestionPanel:
+        """The panel of the default service (created on first use)."""
+        if self._panel is None or self._panel.closed:
+            panel = self._panel = QuestionPanel(self.default_service())
+            if self._unrecord is not None:
+                self._unrecord()
+            # What the rules answer shows no card: the panel's transcript records it.
+            rules = self._rules
+            self._unrecord = (
+                rules.on_decision(partial(_write_rule_record, panel)) if rules else None
+            )
+            self._shown_in.clear()
+            self._cell_views.clear()
+            self._shown_in_marimo.clear()
+            self._marimo_shows = 0
+            front_end_seen(panel)  # record how the front end sends, from the first view message
+        return self._panel
+
+    def panel_if_made(self) -> tuple[QuestionPanel | None, int]:
+        """The default panel if one was made (closed or not), and in how many cells it or a
+        cell's view of its questions was shown."""
+        shown = len(self._shown_in | self._cell_views.keys()) + self._marimo_shows
+        return self._panel, shown
+
+    # -- showing: the panel, and each asking cell's view -----------------------------------
+
+    def show_panel(self) -> None:
+        """Show the default panel, with every question of the one-liners, in this cell's output
+        (once per cell).
+
+        The one-liners show each cell only its own questions; the panel holds them all, its
+        history folded. Call it in the cell that starts an agent task, so the task's questions
+        show there (Voila shows only what a cell displays while it runs; a cell that shows the
+        panel before it asks has no view of its own). In marimo it appends
+        ``mo.ui.anywidget(panel)`` to the running cell's output. Outside a kernel and marimo
+        there is nothing to show. Returns ``None``, so a cell ending in ``show_panel()`` shows
+        the panel once (not again as the cell's value); :func:`default_panel` is the panel.
+        """
+        kernel = current_kernel()
+        if kernel is None:
+            self._show_in_marimo()
+            return
+        panel = self.default_panel()
+        cell = _cell_id(kernel)
+        if cell is not None and cell not in self._shown_in:
+            self._shown_in.add(cell)
+            _display(panel)
+
+    def _show(self) -> None:
+        """Show the asking cell's view in its output (once per cell), where the cell wait
+        shows."""
+        kernel = current_kernel()
+        if kernel is None:
+            self._show_in_marimo()  # plain Python: no panel would ever be answered
+            return
+        panel = self.default_panel()
+        cell = _cell_id(kernel)
+        if cell is None or (cell in self._shown_in and cell not in self._cell_views):
+            return  # no cell, or the panel shown in this cell is its view
+        view = self._cell_views.get(cell)
+        if view is None:
+            view = self._cell_views[cell] = panel.cell_view()
+            _display(view)
+        share_route(panel, view)  # a blocking call may have routed the panel's messages
+
+    def _show_in_marimo(self) -> None:
+        """In a running marimo cell: append the panel to the cell's output, as marimo shows
+        widgets."""
+        run = marimo_cell()
+        if run is None or any(shown is run for shown in self._shown_in_marimo):
+            return
+        import marimo
+
+        panel = self.default_panel()
+        self._shown_in_marimo[:] = [run]
+        self._marimo_shows += 1
+        marimo.output.append(marimo.ui.anywidget(panel))
+
+    # -- how a cell waits: the only difference between a verb and its blocking form --------
+
+    async def _await(self, asking: _Asking[T]) -> T:
+        return await self._cell_wait.await_in_cell(self._in_cell(asking))
+
+    def _block(self, asking: _Asking[T]) -> T:
+        return self._cell_wait.run_blocking(self._in_cell(asking))
+
+    def _in_cell(self, asking: _Asking[T]) -> _Asking[T]:
+        """``asking``, into the view of the cell that calls this (see :meth:`_show`).
+
+        The cell is told here, in the caller's context; the ask may run on another thread.
+        """
+        cell = _running_cell()
+        if cell is None:
+            return asking
+
+        async def in_view() -> T:
+            view = self._cell_views.get(cell)
+            if view is None or view.panel is not self._panel:
+                return await asking()
+            with view.collecting():
+                return await asking()
+
+        return in_view
+
+    # -- the verbs ---------------------------------------------------------------------------
+
+    @overload
+    async def ask(
+        self,
+        question: str,
+        options: Sequence[str] = (),
+        *,
+        multi_select: bool = False,
+        header: str | None = None,
+        detail: str | None = None,
+        timeout: None = None,
+    ) -> str | list[str] | None: ...
+    @overload
+    async def ask(
+        self,
+        question: str,
+        options: Sequence[str] = (),
+        *,
+        multi_select: bool = False,
+        header: str | None = None,
+        detail: str | None = None,
+        timeout: float,
+    ) -> str | list[str] | PendingAnswer | None: ...
+    async def ask(
+        self,
+        question: str,
+        options: Sequence[str] = (),
+        *,
+        multi_select: bool = False,
+        header: str | None = None,
+        detail: str | None = None,
+        timeout: float | None = None,
+    ) -> str | list[str] | PendingAnswer | None:
+        """Ask one question on the default panel and return the person's answer.
+
+        Single-select: the chosen label, or the typed "Other" text, or ``None`` when skipped.
+        Multi-select: the chosen labels, with typed text last (``[]`` when skipped). With
+        ``timeout`` (seconds) the card counts down and the call returns ``PendingAnswer`` when
+        the window runs out (see :func:`ask_blocking`).
+        """
+        return await self._await(
+            self._ask(question, options, multi_select, header, detail, timeout)
+        )
+
+    def ask_blocking(
+        self,
+        question: str,
+        options: Sequence[str] = (),
+        *,
+        multi_select: bool = False,
+        header: str | None = None,
+        detail: str | None = None,
+        timeout: float | None = None,
+    ) -> str | list[str] | PendingAnswer | None:
+        """Ask one question on the default panel and block until the person answers.
+
+        Returns what :func:`ipyask.ask` returns. With ``timeout`` (seconds, > 0) the question
+        is a timed one, like ``UserQuestions.ask_timed``: a view showing the card counts down
+        (and pauses while the person takes time), and when the window runs out the call
+        returns ``PendingAnswer(call_id=...)`` and the card expires. Raises
+        ``UserQuestionError``: ``ASK_ABORTED`` on Ctrl-C or a kernel interrupt (the card is
+        marked cancelled), ``NO_PROVIDER`` outside Jupyter with no answerer registered,
+        ``BAD_TIMEOUT``, or :class:`~ipyask.errors.BlockingUnsupportedError` where the kernel
+        cannot deliver the answer meanwhile.
+        """
+        return self._block(self._ask(question, options, multi_select, header, detail, timeout))
+
+    def _ask(
+        self,
+        question: str,
+        options: Sequence[str],
+        multi_select: bool,
+        header: str | None,
+        detail: str | None,
+        timeout: float | None,
+    ) -> _Asking[str | list[str] | PendingAnswer | None]:
+        item = _question_item(question, options, multi_select, header, detail)
+        asking = self._asking(item, timeout)
+
+        async def answered() -> str | list[str] | PendingAnswer | None:
+            outcome = await asking()
+            if isinstance(outcome, PendingAnswer):
+                return outcome
+            return _value(outcome.answers[0], multi_select)
+
+        return answered
+
+    async def approve(
+        self,
+        question: str,
+        *,
+        detail: str = "",
+        subject: str | None = None,
+        icon: str | None = None,
+        approve: str = "Approve",
+        reject: str = "Reject",
+        always: str | None = None,
+    ) -> str:
+        """Ask for a permission decision on the default panel; returns the chosen label.
+
+        The card offers Reject, the ``approve`` button (allow once), and Always allow when
+        ``always`` names a label for it; the label of the button clicked is what returns. The
+        answered card says what the person did ("Rejected", the approve label, "Always
+        allowed") and, beside it, the label returned when that differs. ``subject`` names who
+        asks (``icon``: an https/http/data:image URL).
+        """
+        return await self._await(
+            self._approve(question, detail, subject, icon, approve, reject, always)
+        )
+
+    def approve_blocking(
+        self,
+        question: str,
+        *,
+        detail: str = "",
+        subject: str | None = None,
+        icon: str | None = None,
+        approve: str = "Approve",
+        reject: str = "Reject",
+        always: str | None = None,
+    ) -> str:
+        """:func:`ipyask.approve`, blocking: returns the chosen label (see
+        :func:`ask_blocking`)."""
+        return self._block(self._approve(question, detail, subject, icon, approve, reject, always))
+
+    def _approve(
+        self,
+        question: str,
+        detail: str,
+        subject: str | None,
+        icon: str | None,
+        approve: str,
+        reject: str,
+        always: str | None,
+    ) -> _Asking[str]:
+        item = _approval_item(question, detail, subject, icon, approve, reject, always)
+        request = AskUserQuestionRequest.model_validate({"questions": [item]})
+        service = self.default_service()
+
+        async def chosen() -> str:
+            answer = await service.ask(request)
+            return answer.answers[0].selected[0]
+
+        return chosen
+
+    @overload
+    async def approve_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+        description: str | None = None,
+        timeout: None = None,
+    ) -> ToolDecision: ...
+    @overload
+    async def approve_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+        description: str | None = None,
+        timeout: float,
+    ) -> ToolDecision | PendingAnswer: ...
+    async def approve_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+        description: str | None = None,
+        timeout: float | None = None,
+    ) -> ToolDecision | PendingAnswer:
+        """Ask the person to approve a call of tool ``name`` with ``arguments``.
+
+        ``decisions`` are the ones the card offers: ``approve``, ``always`` (your persistent
+        grant), ``edit`` (the arguments become editable: a form from ``schema`` when it is a
+        flat object of simple fields, else a JSON editor; edited arguments are checked against
+        ``schema``), ``reject`` (with an optional reason), ``respond`` (text returned instead of
+        running the tool), ``never`` (always reject: your persistent refusal) and ``stop``
+        (reject and stop the agent), both with an optional reason. ``description`` (Markdown)
+        says what the tool does. Returns a :class:`~ipyask.ToolDecision`; with ``timeout``
+        (seconds) the card counts down and the call returns :class:`~ipyask.PendingAnswer` when
+        the window runs out — pending, never a denial.
+        """
+        return await self._await(
+            self._approve_tool(name, arguments, schema, decisions, description, timeout)
+        )
+
+    @overload
+    def approve_tool_blocking(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+        description: str | None = None,
+        timeout: None = None,
+    ) -> ToolDecision: ...
+    @overload
+    def approve_tool_blocking(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+        description: str | None = None,
+        timeout: float,
+    ) -> ToolDecision | PendingAnswer: ...
+    def approve_tool_blocking(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
+        description: str | None = None,
+        timeout: float | None = None,
+    ) -> ToolDecision | PendingAnswer:
+        """:func:`ipyask.approve_tool`, blocking (see :func:`ask_blocking`)."""
+        return self._block(
+            self._approve_tool(name, arguments, schema, decisions, description, timeout)
+        )
+
+    def _approve_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        schema: Mapping[str, Any] | None,
+        decisions: Sequence[DecisionKind],
+        description: str | None,
+        timeout: float | None,
+    ) -> _Asking[ToolDecision | PendingAnswer]:
+        item = tool_approval_question(
+            name, arguments, schema=schema, decisions=decisions, description=description
+        )
+        asking = self._asking(item, timeout)
+
+        async def decided() -> ToolDecision | PendingAnswer:
+            outcome = await asking()
+            if isinstance(outcome, PendingAnswer):
+                return outcome
+            return tool_decision(item, outcome.answers[0])
+
+        return decided
+
+    @overload
+    async def form(
+        self,
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        detail: str | None = None,
+        timeout: None = None,
+    ) -> FormResult: ...
+    @overload
+    async def form(
+        self, message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
+    ) -> FormResult | PendingAnswer: ...
+    async def form(
+        self,
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        detail: str | None = None,
+        timeout: float | None = None,
+    ) -> FormResult | PendingAnswer:
+        """Ask the person to fill in a form of typed fields and return the outcome.
+
+        ``schema`` is a flat object schema in the MCP elicitation subset (strings with length,
+        pattern and email / uri / date / date-time formats, numbers, integers, booleans, single-
+        and multi-select enums; ``required``, ``default``, ``title``, ``description``); anything
+        else is refused with ``BAD_INTENT``. Returns a :class:`~ipyask.FormResult`: ``accept``
+        with values valid against the schema, ``decline`` or ``cancel`` (the Cancel button, and
+        closing the card with ×); with ``timeout``, possibly :class:`~ipyask.PendingAnswer`.
+        """
+        return await self._await(self._form(message, schema, detail, timeout))
+
+    @overload
+    def form_blocking(
+        self,
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        detail: str | None = None,
+        timeout: None = None,
+    ) -> FormResult: ...
+    @overload
+    def form_blocking(
+        self, message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
+    ) -> FormResult | PendingAnswer: ...
+    def form_blocking(
+        self,
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        detail: str | None = None,
+        timeout: float | None = None,
+    ) -> FormResult | PendingAnswer:
+        """:func:`ipyask.form`, blocking (see :func:`ask_blocking`)."""
+        return self._block(self._form(message, schema, detail, timeout))
+
+    def _form(
+        self,
+        message: str,
+        schema: Mapping[str, Any],
+        detail: str | None,
+        timeout: float | None,
+    ) -> _Asking[FormResult | PendingAnswer]:
+        """Every way the person ends a form without answering is one result: closing the card
+        (``ASK_CANCELLED``) is the form's ``cancel``, as its Cancel button is."""
+        item = form_question(message, schema, detail=detail)
+        asking = self._asking(item, timeout)
+
+        async def filled() -> FormResult | PendingAnswer:
+            try:
+                outcome = await asking()
+            except UserQuestionError as error:
+                if error.code != "ASK_CANCELLED":
+                    raise
+                return FormResult(action="cancel")
+            if isinstance(outcome, PendingAnswer):
+                return outcome
+            return form_result(item, outcome.answers[0])
+
+        return filled
+
+    async def ask_batch(
+        self, request: AskUserQuestionRequest | Mapping[str, Any]
+    ) -> AskUserQuestionAnswer:
+        """Ask a whole request (any questions and intents, in wire form or as a model) on the
+        default panel and return its answer batch, as ``default_service().ask`` does.
+
+        What :func:`ask` and :func:`approve` do for one question; the framework bridges of
+        :mod:`ipyask.integrations` ask through it when given no service.
+        """
+        asked = (
+            request
+            if isinstance(request, AskUserQuestionRequest)
+            else AskUserQuestionRequest.model_validate(dict(request))
+        )
+        return await self._await(lambda: self.default_service().ask(asked))
+
+    def _asking(self, item: AskUserQuestionItem, timeout: float | None) -> _Asking[_Outcome]:
+        """What asks ``item`` on the default service: timed (as :func:`ask_blocking`) with
+        ``timeout`` seconds, else until the person answers."""
+        timeout_ms = _timeout_ms(timeout)
+        service = self.default_service()
+        if timeout_ms is None:
+            request = AskUserQuestionRequest(questions=[item])
+            return lambda: service.ask(request)
+        timed = AskUserQuestionRequest(questions=[item], agent=self._cell_agent(service))
+        call_id = f"cell-{uuid.uuid4().hex[:12]}"
+        return lambda: service.ask_timed(timed, call_id, timeout_ms)
+
+    def _cell_agent(self, service: UserQuestions) -> Agent:
+        """The live agent that timed questions asked from cells belong to (one per service)."""
+        agent = self._cell_agents.get(service)
+        if agent is None or not service.agents.is_live(agent):
+            agent = self._cell_agents[service] = service.agents.enter(Agent("notebook-cell"))
+        return agent
 
 
 def _write_rule_record(panel: QuestionPanel, applied: AppliedRule) -> None:
@@ -133,12 +614,6 @@ def _write_rule_record(panel: QuestionPanel, applied: AppliedRule) -> None:
     denied = applied.decision.kind == "deny"
     where = None if denied else f"{rule.text} ({rule.where})"  # a denial's reason names it
     panel.write_rule_record(applied.question, answer, denied=denied, rule=where)
-
-
-def panel_if_made() -> tuple[QuestionPanel | None, int]:
-    """The default panel if one was made (closed or not), and in how many cells it or a cell's
-    view of its questions was shown."""
-    return _panel, len(_shown_in | _cell_views.keys()) + _marimo_shows
 
 
 def _cell_id(kernel: Any) -> str | None:
@@ -164,82 +639,6 @@ def _display(widget: QuestionPanel | CellView) -> None:
     display(widget)  # type: ignore[no-untyped-call]
 
 
-def _show() -> None:
-    """Show the asking cell's view in its output (once per cell), where the cell wait shows."""
-    kernel = current_kernel()
-    if kernel is None:
-        _show_in_marimo()  # plain Python: no panel would ever be answered
-        return
-    panel = default_panel()
-    cell = _cell_id(kernel)
-    if cell is None or (cell in _shown_in and cell not in _cell_views):
-        return  # no cell, or the panel shown in this cell is its view
-    view = _cell_views.get(cell)
-    if view is None:
-        view = _cell_views[cell] = panel.cell_view()
-        _display(view)
-    share_route(panel, view)  # a blocking call may have routed the panel's messages
-
-
-def _in_cell(make: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
-    """``make``, asking into the view of the cell that calls this (see :func:`_show`).
-
-    The cell is told here, in the caller's context; the ask may run on another thread.
-    """
-    cell = _running_cell()
-    if cell is None:
-        return make
-
-    async def asking() -> T:
-        view = _cell_views.get(cell)
-        if view is None or view.panel is not _panel:
-            return await make()
-        with view.collecting():
-            return await make()
-
-    return asking
-
-
-def _show_in_marimo() -> None:
-    """In a running marimo cell: append the panel to the cell's output, as marimo shows widgets."""
-    run = marimo_cell()
-    if run is None or any(shown is run for shown in _shown_in_marimo):
-        return
-    import marimo
-
-    global _marimo_shows
-    panel = default_panel()
-    _shown_in_marimo[:] = [run]
-    _marimo_shows += 1
-    marimo.output.append(marimo.ui.anywidget(panel))
-
-
-def show_panel() -> None:
-    """Show the default panel, with every question of the one-liners, in this cell's output
-    (once per cell).
-
-    The one-liners show each cell only its own questions; the panel holds them all, its
-    history folded. Call it in the cell that starts an agent task, so the task's questions show
-    there (Voila shows only what a cell displays while it runs; a cell that shows the panel
-    before it asks has no view of its own). In marimo it appends ``mo.ui.anywidget(panel)`` to
-    the running cell's output. Outside a kernel and marimo there is nothing to show. Returns
-    ``None``, so a cell ending in ``show_panel()`` shows the panel once (not again as the
-    cell's value); :func:`default_panel` is the panel.
-    """
-    kernel = current_kernel()
-    if kernel is None:
-        _show_in_marimo()
-        return
-    panel = default_panel()
-    cell = _cell_id(kernel)
-    if cell is not None and cell not in _shown_in:
-        _shown_in.add(cell)
-        _display(panel)
-
-
-_cell_wait = CellWait(default_panel, _show)
-
-
 def _value(item: AskUserQuestionAnswerItem, multi_select: bool) -> str | list[str] | None:
     custom = item.custom if item.custom is not None and item.custom.strip() else None
     if multi_select:
@@ -247,66 +646,6 @@ def _value(item: AskUserQuestionAnswerItem, multi_select: bool) -> str | list[st
     if custom is not None:
         return custom
     return item.selected[0] if item.selected else None
-
-
-@overload
-async def ask(
-    question: str,
-    options: Sequence[str] = (),
-    *,
-    multi_select: bool = False,
-    header: str | None = None,
-    detail: str | None = None,
-    timeout: None = None,
-) -> str | list[str] | None: ...
-@overload
-async def ask(
-    question: str,
-    options: Sequence[str] = (),
-    *,
-    multi_select: bool = False,
-    header: str | None = None,
-    detail: str | None = None,
-    timeout: float,
-) -> str | list[str] | PendingAnswer | None: ...
-async def ask(
-    question: str,
-    options: Sequence[str] = (),
-    *,
-    multi_select: bool = False,
-    header: str | None = None,
-    detail: str | None = None,
-    timeout: float | None = None,
-) -> str | list[str] | PendingAnswer | None:
-    """Ask one question on the default panel and return the person's answer.
-
-    Single-select: the chosen label, or the typed "Other" text, or ``None`` when skipped.
-    Multi-select: the chosen labels, with typed text last (``[]`` when skipped). With
-    ``timeout`` (seconds) the card counts down and the call returns ``PendingAnswer`` when the
-    window runs out (see :func:`ask_blocking`).
-    """
-    item = _question_item(question, options, multi_select, header, detail)
-    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout)))
-    if isinstance(outcome, PendingAnswer):
-        return outcome
-    return _value(outcome.answers[0], multi_select)
-
-
-async def ask_batch(
-    request: AskUserQuestionRequest | Mapping[str, Any],
-) -> AskUserQuestionAnswer:
-    """Ask a whole request (any questions and intents, in wire form or as a model) on the
-    default panel and return its answer batch, as ``default_service().ask`` does.
-
-    What :func:`ask` and :func:`approve` do for one question; the framework bridges of
-    :mod:`ipyask.integrations` ask through it when given no service.
-    """
-    asked = (
-        request
-        if isinstance(request, AskUserQuestionRequest)
-        else AskUserQuestionRequest.model_validate(dict(request))
-    )
-    return await _cell_wait.await_in_cell(_in_cell(lambda: default_service().ask(asked)))
 
 
 def _question_item(
@@ -326,30 +665,6 @@ def _question_item(
     return AskUserQuestionItem.model_validate(item)
 
 
-async def approve(
-    question: str,
-    *,
-    detail: str = "",
-    subject: str | None = None,
-    icon: str | None = None,
-    approve: str = "Approve",
-    reject: str = "Reject",
-    always: str | None = None,
-) -> str:
-    """Ask for a permission decision on the default panel; returns the chosen label.
-
-    The card offers Reject, the ``approve`` button (allow once), and Always allow when
-    ``always`` names a label for it; the label of the button clicked is what returns. The
-    answered card says what the person did ("Rejected", the approve label, "Always allowed")
-    and, beside it, the label returned when that differs. ``subject`` names who asks
-    (``icon``: an https/http/data:image URL).
-    """
-    item = _approval_item(question, detail, subject, icon, approve, reject, always)
-    request = AskUserQuestionRequest.model_validate({"questions": [item]})
-    answer = await _cell_wait.await_in_cell(_in_cell(lambda: default_service().ask(request)))
-    return answer.answers[0].selected[0]
-
-
 def _approval_item(
     question: str,
     detail: str,
@@ -367,239 +682,13 @@ def _approval_item(
         intent["subject"] = {"name": subject, **({"icon": icon} if icon else {})}
     # The card words Reject and Always allow itself; its approve button says ``approve``.
     intent["display"] = {"question": {"en": question}, "approve": {"en": approve}}
-    item = {
+    return {
         "id": "approval",
         "question": question,
         "detail": detail,
         "options": [{"label": label} for label in labels],
         "intent": intent,
     }
-    return item
-
-
-# -- blocking twins ------------------------------------------------------------------------
-
-
-def ask_blocking(
-    question: str,
-    options: Sequence[str] = (),
-    *,
-    multi_select: bool = False,
-    header: str | None = None,
-    detail: str | None = None,
-    timeout: float | None = None,
-) -> str | list[str] | PendingAnswer | None:
-    """Ask one question on the default panel and block until the person answers.
-
-    Returns what :func:`ipyask.ask` returns. With ``timeout`` (seconds, > 0) the question is a
-    timed one, like ``UserQuestions.ask_timed``: a view showing the card counts down (and pauses
-    while the person takes time), and when the window runs out the call returns
-    ``PendingAnswer(call_id=...)`` and the card expires. Raises ``UserQuestionError``:
-    ``ASK_ABORTED`` on Ctrl-C or a kernel interrupt (the card is marked cancelled),
-    ``NO_PROVIDER`` outside Jupyter with no answerer registered, ``BAD_TIMEOUT``, or
-    :class:`BlockingUnsupportedError` where the kernel cannot deliver the answer meanwhile.
-    """
-    item = _question_item(question, options, multi_select, header, detail)
-    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout)))
-    if isinstance(outcome, PendingAnswer):
-        return outcome
-    return _value(outcome.answers[0], multi_select)
-
-
-def approve_blocking(
-    question: str,
-    *,
-    detail: str = "",
-    subject: str | None = None,
-    icon: str | None = None,
-    approve: str = "Approve",
-    reject: str = "Reject",
-    always: str | None = None,
-) -> str:
-    """:func:`ipyask.approve`, blocking: returns the chosen label (see :func:`ask_blocking`)."""
-    item = _approval_item(question, detail, subject, icon, approve, reject, always)
-    request = AskUserQuestionRequest.model_validate({"questions": [item]})
-    service = default_service()
-    answer = _cell_wait.run_blocking(_in_cell(lambda: service.ask(request)))
-    return answer.answers[0].selected[0]
-
-
-# -- tool approvals and forms --------------------------------------------------------------
-
-_Outcome = AskUserQuestionAnswer | PendingAnswer
-_DEFAULT_DECISIONS: tuple[DecisionKind, ...] = ("approve", "edit", "reject")
-
-
-def _asking(item: AskUserQuestionItem, timeout: float | None) -> Callable[[], Awaitable[_Outcome]]:
-    """What asks ``item`` on the default service: timed (as :func:`ask_blocking`) with
-    ``timeout`` seconds, else blocking until the person answers."""
-    timeout_ms = _timeout_ms(timeout)
-    service = default_service()
-    if timeout_ms is None:
-        request = AskUserQuestionRequest(questions=[item])
-        return lambda: service.ask(request)
-    timed = AskUserQuestionRequest(questions=[item], agent=_cell_agent(service))
-    call_id = f"cell-{uuid.uuid4().hex[:12]}"
-    return lambda: service.ask_timed(timed, call_id, timeout_ms)
-
-
-@overload
-async def approve_tool(
-    name: str,
-    arguments: Mapping[str, Any],
-    *,
-    schema: Mapping[str, Any] | None = None,
-    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
-    description: str | None = None,
-    timeout: None = None,
-) -> ToolDecision: ...
-@overload
-async def approve_tool(
-    name: str,
-    arguments: Mapping[str, Any],
-    *,
-    schema: Mapping[str, Any] | None = None,
-    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
-    description: str | None = None,
-    timeout: float,
-) -> ToolDecision | PendingAnswer: ...
-async def approve_tool(
-    name: str,
-    arguments: Mapping[str, Any],
-    *,
-    schema: Mapping[str, Any] | None = None,
-    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
-    description: str | None = None,
-    timeout: float | None = None,
-) -> ToolDecision | PendingAnswer:
-    """Ask the person to approve a call of tool ``name`` with ``arguments``.
-
-    ``decisions`` are the ones the card offers: ``approve``, ``always`` (your persistent grant),
-    ``edit`` (the arguments become editable: a form from ``schema`` when it is a flat object of
-    simple fields, else a JSON editor; edited arguments are checked against ``schema``),
-    ``reject`` (with an optional reason), ``respond`` (text returned instead of running the
-    tool), ``never`` (always reject: your persistent refusal) and ``stop`` (reject and stop the
-    agent), both with an optional reason. ``description`` (Markdown) says what the tool does.
-    Returns a :class:`~ipyask.ToolDecision`; with ``timeout`` (seconds) the card counts down and
-    the call returns :class:`~ipyask.PendingAnswer` when the window runs out — pending, never a
-    denial.
-    """
-    item = tool_approval_question(
-        name, arguments, schema=schema, decisions=decisions, description=description
-    )
-    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout)))
-    if isinstance(outcome, PendingAnswer):
-        return outcome
-    return tool_decision(item, outcome.answers[0])
-
-
-@overload
-def approve_tool_blocking(
-    name: str,
-    arguments: Mapping[str, Any],
-    *,
-    schema: Mapping[str, Any] | None = None,
-    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
-    description: str | None = None,
-    timeout: None = None,
-) -> ToolDecision: ...
-@overload
-def approve_tool_blocking(
-    name: str,
-    arguments: Mapping[str, Any],
-    *,
-    schema: Mapping[str, Any] | None = None,
-    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
-    description: str | None = None,
-    timeout: float,
-) -> ToolDecision | PendingAnswer: ...
-def approve_tool_blocking(
-    name: str,
-    arguments: Mapping[str, Any],
-    *,
-    schema: Mapping[str, Any] | None = None,
-    decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
-    description: str | None = None,
-    timeout: float | None = None,
-) -> ToolDecision | PendingAnswer:
-    """:func:`ipyask.approve_tool`, blocking (see :func:`ask_blocking`)."""
-    item = tool_approval_question(
-        name, arguments, schema=schema, decisions=decisions, description=description
-    )
-    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout)))
-    if isinstance(outcome, PendingAnswer):
-        return outcome
-    return tool_decision(item, outcome.answers[0])
-
-
-@overload
-async def form(
-    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: None = None
-) -> FormResult: ...
-@overload
-async def form(
-    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
-) -> FormResult | PendingAnswer: ...
-async def form(
-    message: str,
-    schema: Mapping[str, Any],
-    *,
-    detail: str | None = None,
-    timeout: float | None = None,
-) -> FormResult | PendingAnswer:
-    """Ask the person to fill in a form of typed fields and return the outcome.
-
-    ``schema`` is a flat object schema in the MCP elicitation subset (strings with length,
-    pattern and email / uri / date / date-time formats, numbers, integers, booleans, single- and
-    multi-select enums; ``required``, ``default``, ``title``, ``description``); anything else is
-    refused with ``BAD_INTENT``. Returns a :class:`~ipyask.FormResult`: ``accept`` with values
-    valid against the schema, ``decline`` or ``cancel`` (the Cancel button, and closing the card
-    with ×); with ``timeout``, possibly :class:`~ipyask.PendingAnswer`.
-    """
-    item = form_question(message, schema, detail=detail)
-    return await _cell_wait.await_in_cell(_in_cell(_filling(item, timeout)))
-
-
-@overload
-def form_blocking(
-    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: None = None
-) -> FormResult: ...
-@overload
-def form_blocking(
-    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
-) -> FormResult | PendingAnswer: ...
-def form_blocking(
-    message: str,
-    schema: Mapping[str, Any],
-    *,
-    detail: str | None = None,
-    timeout: float | None = None,
-) -> FormResult | PendingAnswer:
-    """:func:`ipyask.form`, blocking (see :func:`ask_blocking`)."""
-    item = form_question(message, schema, detail=detail)
-    return _cell_wait.run_blocking(_in_cell(_filling(item, timeout)))
-
-
-def _filling(
-    item: AskUserQuestionItem, timeout: float | None
-) -> Callable[[], Awaitable[FormResult | PendingAnswer]]:
-    """What asks the form ``item`` and reads its outcome. Every way the person ends a form
-    without answering is one result: closing the card (``ASK_CANCELLED``) is the form's
-    ``cancel``, as its Cancel button is."""
-    asking = _asking(item, timeout)
-
-    async def filling() -> FormResult | PendingAnswer:
-        try:
-            outcome = await asking()
-        except UserQuestionError as error:
-            if error.code != "ASK_CANCELLED":
-                raise
-            return FormResult(action="cancel")
-        if isinstance(outcome, PendingAnswer):
-            return outcome
-        return form_result(item, outcome.answers[0])
-
-    return filling
 
 
 def _timeout_ms(timeout: object) -> int | None:
@@ -616,12 +705,20 @@ def _timeout_ms(timeout: object) -> int | None:
     return math.ceil(timeout * 1000)
 
 
-_cell_agents: WeakKeyDictionary[UserQuestions, Agent] = WeakKeyDictionary()
+_notebook = Notebook()
+"""The default notebook: every one-liner asks on it."""
 
-
-def _cell_agent(service: UserQuestions) -> Agent:
-    """The live agent that timed questions asked from cells belong to (one per service)."""
-    agent = _cell_agents.get(service)
-    if agent is None or not service.agents.is_live(agent):
-        agent = _cell_agents[service] = service.agents.enter(Agent("notebook-cell"))
-    return agent
+default_service = _notebook.default_service
+default_rules = _notebook.default_rules
+default_panel = _notebook.default_panel
+panel_if_made = _notebook.panel_if_made
+show_panel = _notebook.show_panel
+ask = _notebook.ask
+ask_blocking = _notebook.ask_blocking
+approve = _notebook.approve
+approve_blocking = _notebook.approve_blocking
+approve_tool = _notebook.approve_tool
+approve_tool_blocking = _notebook.approve_tool_blocking
+form = _notebook.form
+form_blocking = _notebook.form_blocking
+ask_batch = _notebook.ask_batch

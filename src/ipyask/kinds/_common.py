@@ -39,7 +39,7 @@ IntentT = TypeVar("IntentT")
 
 
 class QuestionLike(Protocol):
-    """A question as a kind reads it (:class:`~ipyask.AskUserQuestionItem` is one)."""
+    """A question as a kind reads it (:class:`~ipyask.protocol.AskUserQuestionItem` is one)."""
 
     @property
     def id(self) -> str: ...
@@ -56,7 +56,8 @@ class QuestionLike(Protocol):
 
 
 class RequestLike(Protocol):
-    """A request as a kind's check reads it (:class:`~ipyask.AskUserQuestionRequest` is one)."""
+    """A request as a kind's check reads it
+    (:class:`~ipyask.protocol.AskUserQuestionRequest` is one)."""
 
     @property
     def questions(self) -> Sequence[QuestionLike]: ...

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from ._kernel_client import CustomMessage
+from typing import Any, Protocol
 
 __all__ = ["LIVE_STATUSES", "CardMirror", "parse_card_state"]
 
@@ -22,6 +20,14 @@ Card = dict[str, Any]
 
 LIVE_STATUSES = frozenset({"pending", "continued"})
 """Cards in the live part of the state; every other status is history."""
+
+
+class CustomMessage(Protocol):
+    """A ``custom`` comm message the kernel sent to the panel's model, as the kernel client
+    records it (only its JSON content is read: the mirror needs no kernel client)."""
+
+    @property
+    def content(self) -> Any: ...
 
 
 def _json(raw: object) -> object:

@@ -60,7 +60,7 @@ class CellWait:
     def run_blocking(self, make: Callable[[], Awaitable[T]]) -> T:
         """Run the ask ``make()`` on ipyask's loop thread and block until it ends.
 
-        Raises :class:`~ipyask.BlockingUnsupportedError` where the kernel cannot deliver the
+        Raises :class:`~ipyask.errors.BlockingUnsupportedError` where the kernel cannot deliver the
         panel's answer while this thread blocks.
         """
         if waits_in_marimo_cell("blocking"):

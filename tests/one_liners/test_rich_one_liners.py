@@ -43,7 +43,7 @@ def test_approve_tool_returns_the_typed_decision(service) -> None:
     )
     (question,) = script.requests[0].questions
     intent = question.intent
-    assert isinstance(intent, ipyask.ToolApprovalIntent)
+    assert isinstance(intent, ipyask.protocol.ToolApprovalIntent)
     assert intent.decision_labels() == {"approve": "Approve", "edit": "Edit", "reject": "Reject"}
     assert (question.question, question.detail) == ("Run rm?", "Deletes **files**.")
     assert intent.tool.input_schema == SCHEMA
@@ -103,7 +103,7 @@ def test_an_answer_outside_the_schema_raises_bad_answer(service) -> None:
         return {"answers": [{"id": "form", "selected": ["Submit"], "custom": '{"seats": 0}'}]}
 
     service.on_request(forged)
-    with pytest.raises(ipyask.BadAnswerError) as caught:
+    with pytest.raises(ipyask.errors.BadAnswerError) as caught:
         ipyask.form_blocking("Book a table", FORM)
     assert caught.value.field_errors == {"name": "is required", "seats": "must be at least 1"}
 

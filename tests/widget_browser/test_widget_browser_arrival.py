@@ -7,8 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import QuestionWidget
-
-from .widget_cardkit import approval, generic, timed
+from widget.widget_cardkit import approval, generic, timed
 
 pytestmark = pytest.mark.browser
 

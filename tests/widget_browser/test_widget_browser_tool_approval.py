@@ -9,8 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import QuestionWidget
-
-from .widget_cardkit import WRITE_SCHEMA, tool_approval
+from widget.widget_cardkit import WRITE_SCHEMA, tool_approval
 
 pytestmark = pytest.mark.browser
 

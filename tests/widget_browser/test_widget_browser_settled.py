@@ -9,8 +9,14 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import Card, QuestionWidget
-
-from .widget_cardkit import WRITE_SCHEMA, approval, form_card, options, question, tool_approval
+from widget.widget_cardkit import (
+    WRITE_SCHEMA,
+    approval,
+    form_card,
+    options,
+    question,
+    tool_approval,
+)
 
 pytestmark = pytest.mark.browser
 

@@ -7,8 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import Card, QuestionWidget
-
-from .widget_cardkit import approval, batch, generic, options, question, timed
+from widget.widget_cardkit import approval, batch, generic, options, question, timed
 
 pytestmark = pytest.mark.browser
 

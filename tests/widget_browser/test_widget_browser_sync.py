@@ -9,8 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import PROTOCOL_VERSION, Card, QuestionWidget
-
-from .widget_cardkit import generic
+from widget.widget_cardkit import generic
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,7 @@ from playwright.sync_api import expect
 
 from ipyask.widget import PROTOCOL_VERSION, QuestionWidget
 from ipyask.widget._protocol import VIEW_MESSAGE
-
-from .widget_cardkit import generic, timed
+from widget.widget_cardkit import generic, timed
 
 pytestmark = pytest.mark.browser
 

@@ -9,8 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import QuestionWidget
-
-from .widget_cardkit import form_card
+from widget.widget_cardkit import form_card
 
 pytestmark = pytest.mark.browser
 

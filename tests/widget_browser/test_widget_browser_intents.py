@@ -6,8 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import Card, QuestionWidget
-
-from .widget_cardkit import approval, options, plan, question
+from widget.widget_cardkit import approval, options, plan, question
 
 pytestmark = pytest.mark.browser
 

@@ -34,7 +34,7 @@ class Stuck:
         self.started = threading.Event()
         self.cancelled = threading.Event()
 
-    async def __call__(self, request: ipyask.AskUserQuestionRequest, next: object) -> None:
+    async def __call__(self, request: ipyask.protocol.AskUserQuestionRequest, next: object) -> None:
         self.started.set()
         try:
             await asyncio.Event().wait()
@@ -117,7 +117,7 @@ async def test_on_a_thread_whose_loop_runs(service: ipyask.UserQuestions) -> Non
 
 
 def test_an_answerer_error_is_raised(service: ipyask.UserQuestions) -> None:
-    async def refuse(request: ipyask.AskUserQuestionRequest, next: object) -> None:
+    async def refuse(request: ipyask.protocol.AskUserQuestionRequest, next: object) -> None:
         raise ipyask.UserQuestionError.of("ASK_CANCELLED")
 
     service.on_request(refuse)
@@ -185,9 +185,9 @@ def test_ctrl_c_ends_the_wait_as_aborted(service: ipyask.UserQuestions) -> None:
 
 
 def test_the_calls_are_public() -> None:
-    assert issubclass(ipyask.BlockingUnsupportedError, ipyask.UserQuestionError)
-    assert ipyask.BlockingUnsupportedError("why").code == "BLOCKING_UNSUPPORTED"
-    assert {"ask_blocking", "approve_blocking", "BlockingUnsupportedError"} <= set(ipyask.__all__)
+    assert issubclass(ipyask.errors.BlockingUnsupportedError, ipyask.UserQuestionError)
+    assert ipyask.errors.BlockingUnsupportedError("why").code == "BLOCKING_UNSUPPORTED"
+    assert {"ask_blocking", "approve_blocking"} <= set(ipyask.__all__)
 
 
 def test_ask_batch_asks_a_whole_request(service: ipyask.UserQuestions) -> None:

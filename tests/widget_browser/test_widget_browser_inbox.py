@@ -7,8 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import Card, CardSource, QuestionWidget
-
-from .widget_cardkit import generic
+from widget.widget_cardkit import generic
 
 pytestmark = pytest.mark.browser
 

@@ -6,8 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import QuestionWidget
-
-from .widget_cardkit import generic, timed
+from widget.widget_cardkit import generic, timed
 
 pytestmark = pytest.mark.browser
 

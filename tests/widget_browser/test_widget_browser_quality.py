@@ -9,8 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ipyask.widget import Card, QuestionWidget
-
-from .widget_cardkit import (
+from widget.widget_cardkit import (
     WRITE_SCHEMA,
     approval,
     batch,

@@ -1,0 +1,118 @@
+"""The wire: every shape that crosses between an agent, the kernel and a card's view.
+
+- the request and its answer: :class:`AskUserQuestionRequest` (questions, options, intents) and
+  :class:`AskUserQuestionAnswer` (one item per question), as agents and answerers exchange them;
+- the card the kernel shows for a request (:class:`Card`, its presentation per intent) and the
+  custom messages between the panel and its views (:data:`KernelMessage`, :data:`ViewMessage`,
+  :data:`PROTOCOL_VERSION`), documented in ``docs/protocol.md``;
+- the codes: :data:`ErrorCode` (a failed question) and :data:`ViewErrorCode` (what the panel
+  answers a view whose message it refuses).
+
+Everything here is a pydantic model or a type of one, named as the JSON names it.
+"""
+
+from ._vocabulary import (
+    ApprovalDisplay,
+    ApprovalIntent,
+    ApprovalSubject,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionIntent,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    FormIntent,
+    PlanReviewIntent,
+    ToolApprovalIntent,
+    ToolCall,
+    UnknownIntent,
+)
+from .errors import ErrorCode
+from .widget._cards import (
+    ApprovalPresentation,
+    Card,
+    CardSettlement,
+    CardSource,
+    CardStatus,
+    CardView,
+    CountdownFrame,
+    FormPresentation,
+    GenericPresentation,
+    NoticeCode,
+    PlanReviewPresentation,
+    Presentation,
+    SettledStatus,
+    ToolApprovalPresentation,
+    ToolDecisionOption,
+    WaitKind,
+    WireCard,
+)
+from .widget._protocol import (
+    PROTOCOL_VERSION,
+    AnswerMessage,
+    CancelMessage,
+    CardsMessage,
+    ClaimMessage,
+    ErrorMessage,
+    FrameMessage,
+    HeartbeatMessage,
+    HelloMessage,
+    HoldMessage,
+    KernelMessage,
+    ReleaseMessage,
+    TimedOutMessage,
+    ViewErrorCode,
+    ViewMessage,
+    view_error_code,
+)
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "AnswerMessage",
+    "ApprovalDisplay",
+    "ApprovalIntent",
+    "ApprovalPresentation",
+    "ApprovalSubject",
+    "AskUserQuestionAnswer",
+    "AskUserQuestionAnswerItem",
+    "AskUserQuestionIntent",
+    "AskUserQuestionItem",
+    "AskUserQuestionOption",
+    "AskUserQuestionRequest",
+    "CancelMessage",
+    "Card",
+    "CardSettlement",
+    "CardSource",
+    "CardStatus",
+    "CardView",
+    "CardsMessage",
+    "ClaimMessage",
+    "CountdownFrame",
+    "ErrorCode",
+    "ErrorMessage",
+    "FormIntent",
+    "FormPresentation",
+    "FrameMessage",
+    "GenericPresentation",
+    "HeartbeatMessage",
+    "HelloMessage",
+    "HoldMessage",
+    "KernelMessage",
+    "NoticeCode",
+    "PlanReviewIntent",
+    "PlanReviewPresentation",
+    "Presentation",
+    "ReleaseMessage",
+    "SettledStatus",
+    "TimedOutMessage",
+    "ToolApprovalIntent",
+    "ToolApprovalPresentation",
+    "ToolCall",
+    "ToolDecisionOption",
+    "UnknownIntent",
+    "ViewErrorCode",
+    "ViewMessage",
+    "WaitKind",
+    "WireCard",
+    "view_error_code",
+]
