@@ -258,6 +258,7 @@ async def ask(
     header: str | None = None,
     detail: str | None = None,
     timeout: None = None,
+    on_timeout: str = "pending",
 ) -> str | list[str] | None: ...
 @overload
 async def ask(
@@ -268,6 +269,7 @@ async def ask(
     header: str | None = None,
     detail: str | None = None,
     timeout: float,
+    on_timeout: str = "pending",
 ) -> str | list[str] | PendingAnswer | None: ...
 async def ask(
     question: str,
@@ -277,16 +279,17 @@ async def ask(
     header: str | None = None,
     detail: str | None = None,
     timeout: float | None = None,
+    on_timeout: str = "pending",
 ) -> str | list[str] | PendingAnswer | None:
     """Ask one question on the default panel and return the person's answer.
 
     Single-select: the chosen label, or the typed "Other" text, or ``None`` when skipped.
     Multi-select: the chosen labels, with typed text last (``[]`` when skipped). With
     ``timeout`` (seconds) the card counts down and the call returns ``PendingAnswer`` when the
-    window runs out (see :func:`ask_blocking`).
+    window runs out, or what ``on_timeout`` declares (see :func:`ask_blocking`).
     """
     item = _question_item(question, options, multi_select, header, detail)
-    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout)))
+    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout, on_timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return _value(outcome.answers[0], multi_select)
@@ -388,19 +391,24 @@ def ask_blocking(
     header: str | None = None,
     detail: str | None = None,
     timeout: float | None = None,
+    on_timeout: str = "pending",
 ) -> str | list[str] | PendingAnswer | None:
     """Ask one question on the default panel and block until the person answers.
 
     Returns what :func:`ipyask.ask` returns. With ``timeout`` (seconds, > 0) the question is a
     timed one, like ``UserQuestions.ask_timed``: a view showing the card counts down (and pauses
     while the person takes time), and when the window runs out the call returns
-    ``PendingAnswer(call_id=...)`` and the card expires. Raises ``UserQuestionError``:
+    ``PendingAnswer(call_id=...)`` and the card expires. ``on_timeout`` declares otherwise:
+    ``"reject"`` or one of the card's decisions (an option's label here) is returned then, the
+    card and the transcript say the timeout decided, and the card takes a late answer, recorded
+    as late (see ``UserQuestions.ask_timed``); a value the card does not offer raises
+    :class:`ValueError` naming the allowed ones. Raises ``UserQuestionError``:
     ``ASK_ABORTED`` on Ctrl-C or a kernel interrupt (the card is marked cancelled),
     ``NO_PROVIDER`` outside Jupyter with no answerer registered, ``BAD_TIMEOUT``, or
     :class:`BlockingUnsupportedError` where the kernel cannot deliver the answer meanwhile.
     """
     item = _question_item(question, options, multi_select, header, detail)
-    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout)))
+    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout, on_timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return _value(outcome.answers[0], multi_select)
@@ -430,17 +438,22 @@ _Outcome = AskUserQuestionAnswer | PendingAnswer
 _DEFAULT_DECISIONS: tuple[DecisionKind, ...] = ("approve", "edit", "reject")
 
 
-def _asking(item: AskUserQuestionItem, timeout: float | None) -> Callable[[], Awaitable[_Outcome]]:
+def _asking(
+    item: AskUserQuestionItem, timeout: float | None, on_timeout: str = "pending"
+) -> Callable[[], Awaitable[_Outcome]]:
     """What asks ``item`` on the default service: timed (as :func:`ask_blocking`) with
-    ``timeout`` seconds, else blocking until the person answers."""
+    ``timeout`` seconds and what the timeout decides (``on_timeout``, checked by the service),
+    else blocking until the person answers."""
     timeout_ms = _timeout_ms(timeout)
     service = default_service()
     if timeout_ms is None:
+        if on_timeout != "pending":
+            raise ValueError(f"on_timeout={on_timeout!r} needs a timeout (seconds) to act on")
         request = AskUserQuestionRequest(questions=[item])
         return lambda: service.ask(request)
     timed = AskUserQuestionRequest(questions=[item], agent=_cell_agent(service))
     call_id = f"cell-{uuid.uuid4().hex[:12]}"
-    return lambda: service.ask_timed(timed, call_id, timeout_ms)
+    return lambda: service.ask_timed(timed, call_id, timeout_ms, on_timeout=on_timeout)
 
 
 @overload
@@ -452,6 +465,7 @@ async def approve_tool(
     decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
     description: str | None = None,
     timeout: None = None,
+    on_timeout: str = "pending",
 ) -> ToolDecision: ...
 @overload
 async def approve_tool(
@@ -462,6 +476,7 @@ async def approve_tool(
     decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
     description: str | None = None,
     timeout: float,
+    on_timeout: str = "pending",
 ) -> ToolDecision | PendingAnswer: ...
 async def approve_tool(
     name: str,
@@ -471,6 +486,7 @@ async def approve_tool(
     decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
     description: str | None = None,
     timeout: float | None = None,
+    on_timeout: str = "pending",
 ) -> ToolDecision | PendingAnswer:
     """Ask the person to approve a call of tool ``name`` with ``arguments``.
 
@@ -482,12 +498,13 @@ async def approve_tool(
     agent), both with an optional reason. ``description`` (Markdown) says what the tool does.
     Returns a :class:`~ipyask.ToolDecision`; with ``timeout`` (seconds) the card counts down and
     the call returns :class:`~ipyask.PendingAnswer` when the window runs out — pending, never a
-    denial.
+    denial, unless ``on_timeout`` declares a decision: ``"reject"`` (a reject whose reason says
+    the timeout decided) or a decision's label, e.g. ``"Approve"`` (see :func:`ask_blocking`).
     """
     item = tool_approval_question(
         name, arguments, schema=schema, decisions=decisions, description=description
     )
-    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout)))
+    outcome = await _cell_wait.await_in_cell(_in_cell(_asking(item, timeout, on_timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return tool_decision(item, outcome.answers[0])
@@ -502,6 +519,7 @@ def approve_tool_blocking(
     decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
     description: str | None = None,
     timeout: None = None,
+    on_timeout: str = "pending",
 ) -> ToolDecision: ...
 @overload
 def approve_tool_blocking(
@@ -512,6 +530,7 @@ def approve_tool_blocking(
     decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
     description: str | None = None,
     timeout: float,
+    on_timeout: str = "pending",
 ) -> ToolDecision | PendingAnswer: ...
 def approve_tool_blocking(
     name: str,
@@ -521,12 +540,13 @@ def approve_tool_blocking(
     decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
     description: str | None = None,
     timeout: float | None = None,
+    on_timeout: str = "pending",
 ) -> ToolDecision | PendingAnswer:
     """:func:`ipyask.approve_tool`, blocking (see :func:`ask_blocking`)."""
     item = tool_approval_question(
         name, arguments, schema=schema, decisions=decisions, description=description
     )
-    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout)))
+    outcome = _cell_wait.run_blocking(_in_cell(_asking(item, timeout, on_timeout)))
     if isinstance(outcome, PendingAnswer):
         return outcome
     return tool_decision(item, outcome.answers[0])
@@ -534,11 +554,21 @@ def approve_tool_blocking(
 
 @overload
 async def form(
-    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: None = None
+    message: str,
+    schema: Mapping[str, Any],
+    *,
+    detail: str | None = None,
+    timeout: None = None,
+    on_timeout: str = "pending",
 ) -> FormResult: ...
 @overload
 async def form(
-    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
+    message: str,
+    schema: Mapping[str, Any],
+    *,
+    detail: str | None = None,
+    timeout: float,
+    on_timeout: str = "pending",
 ) -> FormResult | PendingAnswer: ...
 async def form(
     message: str,
@@ -546,6 +576,7 @@ async def form(
     *,
     detail: str | None = None,
     timeout: float | None = None,
+    on_timeout: str = "pending",
 ) -> FormResult | PendingAnswer:
     """Ask the person to fill in a form of typed fields and return the outcome.
 
@@ -554,19 +585,30 @@ async def form(
     multi-select enums; ``required``, ``default``, ``title``, ``description``); anything else is
     refused with ``BAD_INTENT``. Returns a :class:`~ipyask.FormResult`: ``accept`` with values
     valid against the schema, ``decline`` or ``cancel`` (the Cancel button, and closing the card
-    with ×); with ``timeout``, possibly :class:`~ipyask.PendingAnswer`.
+    with ×); with ``timeout``, possibly :class:`~ipyask.PendingAnswer` (``on_timeout="reject"``:
+    a ``decline`` instead, or ``cancel`` when the form has no decline).
     """
     item = form_question(message, schema, detail=detail)
-    return await _cell_wait.await_in_cell(_in_cell(_filling(item, timeout)))
+    return await _cell_wait.await_in_cell(_in_cell(_filling(item, timeout, on_timeout)))
 
 
 @overload
 def form_blocking(
-    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: None = None
+    message: str,
+    schema: Mapping[str, Any],
+    *,
+    detail: str | None = None,
+    timeout: None = None,
+    on_timeout: str = "pending",
 ) -> FormResult: ...
 @overload
 def form_blocking(
-    message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
+    message: str,
+    schema: Mapping[str, Any],
+    *,
+    detail: str | None = None,
+    timeout: float,
+    on_timeout: str = "pending",
 ) -> FormResult | PendingAnswer: ...
 def form_blocking(
     message: str,
@@ -574,19 +616,20 @@ def form_blocking(
     *,
     detail: str | None = None,
     timeout: float | None = None,
+    on_timeout: str = "pending",
 ) -> FormResult | PendingAnswer:
     """:func:`ipyask.form`, blocking (see :func:`ask_blocking`)."""
     item = form_question(message, schema, detail=detail)
-    return _cell_wait.run_blocking(_in_cell(_filling(item, timeout)))
+    return _cell_wait.run_blocking(_in_cell(_filling(item, timeout, on_timeout)))
 
 
 def _filling(
-    item: AskUserQuestionItem, timeout: float | None
+    item: AskUserQuestionItem, timeout: float | None, on_timeout: str = "pending"
 ) -> Callable[[], Awaitable[FormResult | PendingAnswer]]:
     """What asks the form ``item`` and reads its outcome. Every way the person ends a form
     without answering is one result: closing the card (``ASK_CANCELLED``) is the form's
     ``cancel``, as its Cancel button is."""
-    asking = _asking(item, timeout)
+    asking = _asking(item, timeout, on_timeout)
 
     async def filling() -> FormResult | PendingAnswer:
         try:

@@ -73,6 +73,8 @@ NoticeCode = Literal[
     "reply-kept",
     "reply-awaits-reask",
     "late-reply-impossible",
+    "decided-by-timeout",
+    "answered-after-timeout",
     "no-longer-answerable",
     "asked-earlier",
     "settled-elsewhere",
