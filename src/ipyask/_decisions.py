@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from ._field_problems import FieldProblem, FieldProblemCode, problem_texts
 from ._form_schema import form_value_problems, parse_form_schema
 from ._json_schema import json_schema_problems
+from ._rule_patterns import read_always_scope
 from ._vocabulary import (
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
@@ -47,7 +48,8 @@ class ToolDecision(BaseModel):
 
     ``arguments`` are the arguments to run the tool with: the edited ones for ``edit``, else the
     proposed ones. ``message`` is the reason of a ``reject``, ``never`` or ``stop`` (may be
-    ``None``) or the reply of a ``respond`` (the tool's stand-in result).
+    ``None``), the reply of a ``respond`` (the tool's stand-in result), or for an ``always``
+    the person scoped, the allow rule they added (``write_file(path="notes/**")``).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -151,6 +153,8 @@ def _read_tool(
         if kind is None:
             return _whole("text-needs-decision")
     proposed = dict(intent.tool.arguments)
+    if kind == "always" and item.custom is not None:
+        return _scoped_always(intent, item.custom)
     if kind in ("approve", "always"):
         if item.custom is not None:
             return _whole("takes-no-text", decision=kind)
@@ -170,6 +174,15 @@ def _read_tool(
         return _whole("respond-needs-text")
     assert kind in ("reject", "respond", "never", "stop")
     return ToolDecision(kind=kind, arguments=proposed, message=text)
+
+
+def _scoped_always(intent: ToolApprovalIntent, custom: str) -> ToolDecision | Problems:
+    """An Always allow with its scope in ``custom`` (an ipyask extension, docs/rules.md)."""
+    tool = intent.tool
+    scope = read_always_scope(tool.name, tool.arguments, custom)
+    if isinstance(scope, FieldProblem):
+        return {"rule": scope}
+    return ToolDecision(kind="always", arguments=dict(tool.arguments), message=scope.rule.text)
 
 
 def _read_form(

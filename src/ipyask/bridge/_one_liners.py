@@ -96,8 +96,7 @@ def default_service() -> UserQuestions:
     if _service is None or _service.closed:
         rules = Rules.load()
         service = UserQuestions()
-        if rules.rules:
-            rules.register(service)
+        rules.register(service)  # even none: an Always allow adds to them
         _service, _rules = service, rules
     return _service
 

@@ -6,6 +6,7 @@ through the messages in :mod:`ipyask.widget._protocol` (documented in ``docs/pro
 
 from ._card_store import CardStore
 from ._cards import (
+    AlwaysRuleOffer,
     ApprovalPresentation,
     Card,
     CardSettlement,
@@ -47,6 +48,7 @@ from ._widget import QuestionWidget
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "AlwaysRuleOffer",
     "AnswerMessage",
     "ApprovalPresentation",
     "CancelMessage",

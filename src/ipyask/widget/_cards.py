@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SETTLED_FIELDS",
     "WIRE_NAMES",
+    "AlwaysRuleOffer",
     "ApprovalPresentation",
     "Card",
     "CardSettlement",
@@ -247,6 +248,15 @@ class CardSettlement(WireModel):
         return {**_CLEARED, **self.to_wire()}
 
 
+class AlwaysRuleOffer(WireModel):
+    """ipyask extension: a tool approval's Always allow can add an allow rule to the service's
+    approval rules; the card shows ``suggested`` for the person to narrow, for this session or
+    saved to ``file`` (``None``: the rules have no file, only this session)."""
+
+    suggested: str = Field(min_length=1)
+    file: str | None = None
+
+
 class Card(WireModel):
     """One request shown as a card."""
 
@@ -280,6 +290,8 @@ class Card(WireModel):
     late: Literal[True] | None = None
     """Answered after the agent went on without the answer (a continued card): the view says
     "Answered late", as the transcript does. Only on ``answered`` cards."""
+    always_rule: AlwaysRuleOffer | None = None
+    """Set on a tool approval whose Always allow adds a rule (see :class:`AlwaysRuleOffer`)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -23,6 +23,7 @@ from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQu
 from ..._waterfall import AnswerFuture, Next
 from ...store import Store
 from ...widget import Card, KernelMessage, QuestionWidget, SettledStatus, ViewMessage, WireCard
+from ._always_rules import add_always_rules, always_rule_offer
 from ._answer_loop import AnswerLoop, call_on
 from ._card_outcomes import CardOutcomes
 from ._cell_views import CellView, CellViews
@@ -107,7 +108,12 @@ class QuestionPanel(QuestionWidget):
             )
         )
         self._dispatcher = ViewMessageDispatcher(
-            self, self._held, self.claims, self.continued, self.inbox
+            self,
+            self._held,
+            self.claims,
+            self.continued,
+            self.inbox,
+            partial(add_always_rules, service),
         )
         self.on_view_message(self._receive)
         self._off = service.on_request(self._answer, agent=agent)
@@ -145,6 +151,7 @@ class QuestionPanel(QuestionWidget):
             wait=wait,
             questions=request.questions,
             timeout_ms=self._window_ms(request),
+            always_rule=always_rule_offer(self.service, request.questions),
         )
         self.set_card(card)
         answering = AnswerFuture()

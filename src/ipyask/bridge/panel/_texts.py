@@ -42,6 +42,8 @@ RecordWord = Literal[
     "answered-late-kept",
     "decided-by-timeout",
     "answered-after-timeout",
+    "always-session",
+    "always-saved",
     "cancelled",
     "expired",
     "rejected",
@@ -159,6 +161,8 @@ RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
         "answered-late": "Answered late",
         "answered-late-kept": "Answered late, after the agent that asked had finished (kept)",
         "decided-by-timeout": "Decided by the timeout (no answer in time)",
+        "always-session": "for this session: {rule}",
+        "always-saved": "saved as a rule: {rule}",
         "answered-after-timeout": (
             "Answered late, after the timeout had decided (the agent went on with the timeout's "
             "decision)"
@@ -182,6 +186,8 @@ RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
         "answered-late": "已迟到回答",
         "answered-late-kept": "已迟到回答，提问的智能体当时已结束（已保存）",
         "decided-by-timeout": "已由超时决定（未及时回答）",
+        "always-session": "仅限本次会话：{rule}",
+        "always-saved": "已保存为规则：{rule}",
         "answered-after-timeout": "已迟到回答，此前超时已作出决定（智能体已按超时的决定继续）",
         "cancelled": "已取消",
         "expired": "已失效",

@@ -8,10 +8,11 @@ no exception leaves :meth:`ViewMessageDispatcher.handle`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..._errors import HarnessError, UserQuestionError
 from ..._field_problems import FieldProblem, ProblemLanguage, problem_texts
+from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ...widget import (
     AnswerMessage,
     CancelMessage,
@@ -25,6 +26,7 @@ from ...widget import (
     ViewMessage,
     view_error_code,
 )
+from ._always_rules import RuleProblem
 from ._answer_checks import BatchProblem, batch_problem
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
@@ -37,6 +39,10 @@ CANCELLED_BY_PERSON = "The person cancelled this question instead of answering i
 """What the agent reads (``ASK_CANCELLED``) when the person cancels a card."""
 
 log = logging.getLogger("ipyask")
+
+AddRules = Callable[[list[AskUserQuestionItem], AskUserQuestionAnswer], RuleProblem | None]
+"""Adds the rules of an answer's scoped Always allows before it settles (see
+:mod:`._always_rules`); returns why one could not be added."""
 
 _LANGUAGES: tuple[ProblemLanguage, ...] = ("en", "zh")
 
@@ -78,8 +84,10 @@ class ViewMessageDispatcher:
         claims: ClaimTracker,
         continued: ContinuedCards,
         inbox: InboxCards | None = None,
+        add_rules: AddRules | None = None,
     ) -> None:
         self._widget = widget
+        self._add_rules = add_rules
         self._held = held
         self._claims = claims
         self._continued = continued
@@ -183,9 +191,11 @@ class ViewMessageDispatcher:
     def _answer(self, message: AnswerMessage) -> None:
         # Checked against the kernel's own record: the card as asked, or as the store keeps it.
         if self._continued.holds(message.key):
-            problem = batch_problem(self._widget.store.card(message.key), message.answer)
+            card = self._widget.store.card(message.key)
+            problem = batch_problem(card, message.answer)
             if problem is not None:
                 raise Refused.bad_answer(problem)
+            self._add_scoped_rules(card.questions, message.answer)
             if not self._continued.answer(message.key, message.answer):
                 raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
             return
@@ -196,8 +206,23 @@ class ViewMessageDispatcher:
         problem = batch_problem(held, message.answer)
         if problem is not None:
             raise Refused.bad_answer(problem)
+        if held.settlement.settled:
+            raise Refused("ALREADY_ANSWERED", "this question was already answered")
+        self._add_scoped_rules(held.questions, message.answer)  # before the agent's next call
         if not held.settlement.resolve(message.answer):
             raise Refused("ALREADY_ANSWERED", "this question was already answered")
+
+    def _add_scoped_rules(
+        self, questions: list[AskUserQuestionItem], answer: AskUserQuestionAnswer
+    ) -> None:
+        """Add the rules the answer's scoped Always allows ask for; a rule that cannot be added
+        refuses the answer (the card stays answerable) naming what is wrong."""
+        if self._add_rules is None:
+            return
+        failed = self._add_rules(questions, answer)
+        if failed is not None:
+            question_id, text, problem = failed
+            raise Refused("BAD_ANSWER", text, question_id, {"rule": problem})
 
     def _answer_in_inbox(self, inbox: InboxCards, message: AnswerMessage) -> None:
         # A claim on the store: the first answer of any view or process wins.
