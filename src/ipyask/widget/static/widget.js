@@ -151,6 +151,16 @@ var STRINGS = {
     notAnObject: "The arguments must be a JSON object ({…}).",
     rejectReason: "Reason for the model (optional)",
     neverNote: "Later calls of this tool are rejected without asking.",
+    alwaysTitle: "Always allow calls like this one",
+    alwaysHow: "For how long",
+    forSession: "For this session (until the kernel stops)",
+    saveAsRule: "Save as a rule in {file}",
+    ruleLabel: "Rule: the calls it allows without asking",
+    ruleHint: "Narrow it to the calls you mean, e.g. the path pattern: * is any text within a folder, ** any path below it. The kernel checks it.",
+    ruleAdds: "Adds the allow rule",
+    ruleEmpty: "Enter a rule, e.g. the tool's name.",
+    alwaysAllowedSession: "Always allowed for this session: {rule}",
+    alwaysAllowedSaved: "Always allowed; saved as a rule: {rule}",
     stopNote: "The agent stops after this rejection.",
     respondText: "Reply to the model instead of running the tool",
     back: "Back",
@@ -276,6 +286,16 @@ var STRINGS = {
     notAnObject: "参数必须是 JSON 对象（{…}）。",
     rejectReason: "给模型的拒绝理由（可选）",
     neverNote: "此后对该工具的调用将不再询问，直接拒绝。",
+    alwaysTitle: "始终允许与此类似的调用",
+    alwaysHow: "有效期",
+    forSession: "仅限本次会话（直到内核停止）",
+    saveAsRule: "保存为规则，写入 {file}",
+    ruleLabel: "规则：无需询问即可允许的调用",
+    ruleHint: "请收窄到你想允许的调用，例如路径模式：* 表示一个文件夹内的任意文字，** 表示其下的任意路径。内核会检查它。",
+    ruleAdds: "将添加允许规则",
+    ruleEmpty: "请输入规则，例如工具名称。",
+    alwaysAllowedSession: "本次会话内始终允许：{rule}",
+    alwaysAllowedSaved: "已始终允许，并保存为规则：{rule}",
     stopNote: "拒绝后智能体将停止运行。",
     respondText: "不运行工具，直接回复模型",
     back: "返回",
@@ -2191,7 +2211,12 @@ function toolSummary(c, items) {
   const t = c.t;
   const text2 = (item.custom ?? "").trim();
   if (decision.kind === "approve") return t.toolApproved;
-  if (decision.kind === "always") return t.alwaysAllowed;
+  if (decision.kind === "always") {
+    const scoped = parseObject(text2);
+    const rule = scoped && typeof scoped.rule === "string" ? scoped.rule : null;
+    if (rule === null) return t.alwaysAllowed;
+    return fill(scoped?.scope === "saved" ? t.alwaysAllowedSaved : t.alwaysAllowedSession, { rule });
+  }
   if (decision.kind === "reject") return text2 ? fill(t.toolRejectedWhy, { reason: text2 }) : t.rejected;
   if (decision.kind === "never") return text2 ? fill(t.alwaysRejectedWhy, { reason: text2 }) : t.alwaysRejected;
   if (decision.kind === "stop") return text2 ? fill(t.rejectedStoppedWhy, { reason: text2 }) : t.rejectedStopped;
@@ -2401,6 +2426,7 @@ function screenFields(c, state) {
     }
     return [heading, jsonEditor(c, state)];
   }
+  if (state.screen === "always") return alwaysFields(c, state);
   const id = c.view.nextId();
   const reply = state.screen === "respond";
   const area = (
@@ -2423,6 +2449,58 @@ function screenFields(c, state) {
   const noteId = c.view.nextId();
   area.setAttribute("aria-describedby", noteId);
   return [h("div", { class: "ipyask-field" }, label, h("p", { class: "ipyask-field__desc", id: noteId, "data-role": "decision-note" }, note), area)];
+}
+function alwaysFields(c, state) {
+  const t = c.t;
+  const offer = c.card.alwaysRule;
+  const headingId = c.view.nextId();
+  const heading = h("h3", { class: "ipyask-screen__title", id: headingId }, t.alwaysTitle);
+  const scopes = h("div", { class: "ipyask-choices" });
+  const name = c.view.nextId();
+  const choices = [["session", t.forSession]];
+  if (offer?.file) choices.push(["saved", fill(t.saveAsRule, { file: offer.file })]);
+  for (const [value, text2] of choices) {
+    const id2 = c.view.nextId();
+    const radio = (
+      /** @type {HTMLInputElement} */
+      h("input", { type: "radio", class: "ipyask-checkbox", id: id2, name, value, "data-action": "tool-scope", "data-focus": `tool-scope-${value}`, disabled: c.busy })
+    );
+    radio.checked = state.scope === value;
+    scopes.append(h("label", { class: "ipyask-choice", for: id2 }, radio, h("span", {}, text2)));
+  }
+  const how = h("fieldset", { class: "ipyask-field ipyask-field--group" }, h("legend", { class: "ipyask-field__label" }, t.alwaysHow), scopes);
+  const id = c.view.nextId();
+  const hintId = c.view.nextId();
+  const errorId = c.view.nextId();
+  const problem = refused(c).rule ?? refused(c)[""] ?? "";
+  const input4 = (
+    /** @type {HTMLInputElement} */
+    h("input", {
+      id,
+      type: "text",
+      class: "ipyask-field__input ipyask-code-input",
+      spellcheck: "false",
+      autocomplete: "off",
+      "data-action": "tool-rule",
+      "data-focus": "tool-rule",
+      "data-first": true,
+      "aria-describedby": `${hintId} ${errorId}`,
+      "aria-invalid": problem ? "true" : null,
+      required: true,
+      disabled: c.busy
+    })
+  );
+  input4.value = state.rule;
+  const rule = h(
+    "div",
+    { class: "ipyask-field" },
+    h("label", { class: "ipyask-field__label", for: id }, t.ruleLabel),
+    h("p", { class: "ipyask-field__desc", id: hintId }, t.ruleHint),
+    input4,
+    h("p", { class: "ipyask-field__desc", "data-role": "rule-preview" }, `${t.ruleAdds}: `, h("code", {}, `allow ${state.rule.trim()}`)),
+    h("p", { class: "ipyask-field__error", id: errorId, "aria-live": "polite", "data-role": "rule-error" }, problem || (state.rule.trim() ? "" : t.ruleEmpty))
+  );
+  return [heading, h("div", { role: "group", "aria-labelledby": headingId }, how, rule)];
 }
 function jsonEditor(c, state) {
   const t = c.t;
@@ -2461,6 +2539,7 @@ function refusalText(c) {
 }
 function screenReady(c, state) {
   if (state.screen === "respond") return state.reply.trim() !== "";
+  if (state.screen === "always") return state.rule.trim() !== "";
   if (state.screen === "edit" && !toolPresentation(c).editForm) return jsonProblem(state.json, c.t) === null;
   return true;
 }
@@ -2474,6 +2553,19 @@ function screenInput(c, state, event) {
     const refusal = refused(c);
     for (const path of Object.keys(refusal)) if (path.split("/")[0] === field.name) delete refusal[path];
     showErrors(c.el, p.editForm, visibleErrors(p.editForm, draft, refusedByField(c), c.t), field, c.t.fieldError);
+  } else if (state.screen === "always" && target instanceof HTMLInputElement) {
+    if (target.dataset.action === "tool-scope" && (target.value === "session" || target.value === "saved")) state.scope = target.value;
+    else if (target.dataset.action === "tool-rule") {
+      state.rule = target.value;
+      c.refusal = null;
+      const code = c.el.querySelector("[data-role=rule-preview] code");
+      if (code) code.textContent = `allow ${state.rule.trim()}`;
+      const line = c.el.querySelector("[data-role=rule-error]");
+      const text2 = state.rule.trim() ? "" : c.t.ruleEmpty;
+      if (line && line.textContent !== text2) line.textContent = text2;
+      if (text2) target.setAttribute("aria-invalid", "true");
+      else target.removeAttribute("aria-invalid");
+    } else return;
   } else if (target instanceof HTMLTextAreaElement) {
     const action = target.dataset.action;
     if (action === "tool-json") {
@@ -2522,6 +2614,7 @@ function submitScreen(c, state) {
     }
     item.custom = JSON.stringify(formValues(p.editForm, draft, { base: p.arguments, omitUnset: true }));
   } else if (state.screen === "edit") item.custom = state.json.trim();
+  else if (state.screen === "always") item.custom = JSON.stringify({ scope: state.scope, rule: state.rule.trim() });
   else {
     const text2 = (state.screen === "respond" ? state.reply : state.reason).trim();
     if (text2) item.custom = text2;
@@ -2550,7 +2643,8 @@ function stateOf(c) {
   let state = states.get(c);
   if (!state || state.questions !== c.questionsJson) {
     const json = JSON.stringify(toolPresentation(c).arguments, null, 2);
-    state = { questions: c.questionsJson, screen: "review", opener: "", expanded: /* @__PURE__ */ new Set(), edit: null, json, reason: "", reply: "" };
+    const rule = c.card.alwaysRule?.suggested ?? "";
+    state = { questions: c.questionsJson, screen: "review", opener: "", expanded: /* @__PURE__ */ new Set(), edit: null, json, reason: "", reply: "", scope: "session", rule };
     states.set(c, state);
   }
   return state;
@@ -2611,6 +2705,14 @@ function act4(c, action, target) {
     const path = target.dataset.path ?? "";
     if (!state.expanded.delete(path)) state.expanded.add(path);
     c.render();
+  } else if (action === "tool-always" && c.card.alwaysRule) {
+    if (c.busy) return;
+    state.screen = "always";
+    state.opener = action;
+    c.feedback = null;
+    c.refusal = null;
+    c.countdown.engage();
+    c.render("first");
   } else if (action === "tool-approve" || action === "tool-always") {
     const label = labelOf(c, action === "tool-approve" ? "approve" : "always");
     if (label !== null && c.canSubmit()) c.sendAnswer([{ id: c.card.questions[0].id, selected: [label] }]);
