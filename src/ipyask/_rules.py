@@ -295,6 +295,7 @@ class Rules:
         """The rules file: where :meth:`add` saves a rule (``None``: rules not from a file)."""
         self._decisions: deque[AppliedRule] = deque(maxlen=MAX_DECISIONS)
         self._listeners: list[Callable[[AppliedRule], object]] = []
+        self._watchers: list[Callable[[], object]] = []
 
     @classmethod
     def parse(cls, text: str, source: str = "<string>") -> Rules:
@@ -345,6 +346,24 @@ class Rules:
 
         return dispose
 
+    def on_change(self, watcher: Callable[[], object]) -> Callable[[], None]:
+        """Call ``watcher`` after each rule :meth:`add` adds or :meth:`remove` removes (a panel
+        keeps its list of the rules in force with it); returns the function that stops it."""
+        self._watchers.append(watcher)
+
+        def dispose() -> None:
+            if watcher in self._watchers:
+                self._watchers.remove(watcher)
+
+        return dispose
+
+    def _changed(self) -> None:
+        for watcher in list(self._watchers):
+            try:
+                watcher()
+            except Exception:  # a list that fails to show must not fail the change
+                logger.exception("a watcher of the approval rules failed")
+
     def decide(self, tool_name: str, arguments: Mapping[str, Any]) -> RuleDecision | None:
         """What the rules say about calling ``tool_name`` with ``arguments``: the first
         matching deny, else the first ask, else the first allow; ``None`` when none matches."""
@@ -390,6 +409,7 @@ class Rules:
             raise ValueError(f"scope must be 'session' or 'saved', not {scope!r}")
         self.rules = (*self.rules, rule)
         logger.info("added %s", rule)
+        self._changed()
         return rule
 
     def _save(self, text: str) -> Rule:
@@ -426,6 +446,7 @@ class Rules:
         index = self.rules.index(rule)
         self.rules = self.rules[:index] + self.rules[index + 1 :]
         logger.info("removed %s", rule)
+        self._changed()
         return True
 
     def _applied(self, question: AskUserQuestionItem) -> AppliedRule | None:

@@ -1,6 +1,7 @@
 """Scoped Always allow in Chromium: the rule shown, narrowed, saved to the rules file by the
 kernel (a real panel, on an event loop of its own), and the next matching call answered by the
-rule with no card; the kernel's refusal of a rule shown beside it; keyboard and Chinese."""
+rule with no card; the kernel's refusal of a rule shown beside it; keyboard and Chinese. And the
+panel's list of the rules in force, with Remove."""
 
 from __future__ import annotations
 
@@ -79,7 +80,9 @@ class Kernel:
 
     async def _start(self, rules_path: Path) -> Any:
         svc = ipyask.UserQuestions()
-        rules = ipyask.Rules(path=rules_path)
+        rules = (
+            ipyask.Rules.load(rules_path) if rules_path.exists() else ipyask.Rules(path=rules_path)
+        )
         rules.register(svc)
         panel = ipyask.QuestionPanel(svc)
         panel.send = lambda content, buffers=None: self.sent.append(content)  # type: ignore[method-assign]
@@ -167,3 +170,42 @@ def test_narrowed_saved_and_the_next_call_answered_by_the_rule(wpage, kernel) ->
     outside = kernel.ask("notes/sub/c.txt")
     _wait_for(lambda: len(kernel.panel.cards) == cards + 1)
     outside.cancel()
+
+
+def _sync_rules(wpage, kernel: Kernel) -> None:
+    """Hand the panel's synced ``approval_rules`` to the page, as a state update would."""
+    wpage.page.evaluate("r => window.__model.set('approval_rules', r)", kernel.panel.approval_rules)
+
+
+def test_the_panel_lists_the_rules_and_removes_one(wpage, tmp_path: Path) -> None:
+    path = tmp_path / "rules.toml"
+    path.write_text("allow = ['read_file']\ndeny = ['shell(command=\"rm *\")']\n")
+    kernel = Kernel(path)
+    try:
+        wpage.mount(kernel.panel)
+        _sync_rules(wpage, kernel)
+        section = wpage.page.locator("details.ipyask-rules")
+        summary = section.locator("summary")
+        expect(summary).to_have_text("Rules in force (2)")
+        summary.press("Enter")  # a native disclosure: the keyboard opens it
+        expect(section.locator("li code")).to_have_text(
+            ["allow read_file", 'deny shell(command="rm *")']
+        )
+        expect(section.locator("li .ipyask-rules__where")).to_have_text([f"{path}:1", f"{path}:2"])
+        section.get_by_role("button", name='Remove the rule deny shell(command="rm *")').click()
+        kernel.deliver(wpage.sent("remove_rule")[-1])
+        _wait_for(lambda: len(kernel.rules.rules) == 1)
+        _sync_rules(wpage, kernel)
+        expect(section.locator("li code")).to_have_text(["allow read_file"])
+        expect(summary).to_have_text("Rules in force (1)")
+        assert wpage.axe() == []
+        wpage.set_language("zh")
+        expect(summary).to_have_text("生效的规则（1）")
+        expect(section.get_by_role("button", name="移除规则 allow read_file")).to_be_visible()
+    finally:
+        kernel.close()
+
+
+def test_no_rules_no_section(wpage) -> None:
+    wpage.mount(QuestionWidget(cards=[tool_approval()]))
+    expect(wpage.page.locator("details.ipyask-rules")).to_be_hidden()

@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Mapping
 from functools import partial
 from typing import Any
 
+import traitlets
+
 from ..._agents import Agent
 from ..._errors import UserQuestionError
 from ..._followups import current_followups, run_after
@@ -31,6 +33,7 @@ from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import PASS_ON, HeldRequest, PassOn, Settled, wait_of
 from ._inbox import InboxCards
+from ._rules_list import RulesList
 from ._texts import RECORD_WORDS, Notice, cancelled_notice, language_of
 from ._transcript import Transcript, display_with_transcript, record
 from ._view_dispatch import ViewMessageDispatcher
@@ -64,8 +67,13 @@ class QuestionPanel(QuestionWidget):
     it: later requests, and the ones it still held, go on down the waterfall.
     ``transcript=False`` keeps no Markdown record of settled questions under the panel.
     :meth:`cell_view` makes a view of only the cards asked from one cell (the one-liners show
-    one per cell); the panel keeps every card.
+    one per cell); the panel keeps every card. ``approval_rules`` lists the approval rules in
+    force on the service (its rules for every request), which a view can remove.
     """
+
+    approval_rules: traitlets.List[dict[str, Any]] = traitlets.List(traitlets.Dict()).tag(sync=True)
+    """The approval rules in force: ``{id, kind, text, where, session}`` each (see
+    :mod:`._rules_list`)."""
 
     def __init__(
         self,
@@ -107,6 +115,7 @@ class QuestionPanel(QuestionWidget):
                 None if agent is None else agent.session.id,
             )
         )
+        self.rules_list = RulesList(service, self._publish_rules)
         self._dispatcher = ViewMessageDispatcher(
             self,
             self._held,
@@ -114,6 +123,7 @@ class QuestionPanel(QuestionWidget):
             self.continued,
             self.inbox,
             partial(add_always_rules, service),
+            self.rules_list.remove,
         )
         self.on_view_message(self._receive)
         self._off = service.on_request(self._answer, agent=agent)
@@ -306,6 +316,10 @@ class QuestionPanel(QuestionWidget):
     def _ipython_display_(self) -> None:
         display_with_transcript(self, self._transcript if self._keeps_transcript else None)
 
+    def _publish_rules(self, rows: list[dict[str, Any]]) -> None:
+        if not self._closed:
+            self.approval_rules = rows
+
     def _send_frame(self, key: str, remaining_ms: int) -> None:
         if key in self._held and not self._closed:
             self.send_frame(key, remaining_ms)
@@ -335,6 +349,7 @@ class QuestionPanel(QuestionWidget):
             self._off()
             self.claims.close()
             self.continued.close()
+            self.rules_list.close()
             if self.inbox is not None:
                 self.inbox.close()
             for held in list(self._held.values()):

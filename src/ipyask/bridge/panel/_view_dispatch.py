@@ -21,6 +21,7 @@ from ...widget import (
     HoldMessage,
     QuestionWidget,
     ReleaseMessage,
+    RemoveRuleMessage,
     TimedOutMessage,
     ViewErrorCode,
     ViewMessage,
@@ -85,9 +86,11 @@ class ViewMessageDispatcher:
         continued: ContinuedCards,
         inbox: InboxCards | None = None,
         add_rules: AddRules | None = None,
+        remove_rule: Callable[[str], None] | None = None,
     ) -> None:
         self._widget = widget
         self._add_rules = add_rules
+        self._remove_rule = remove_rule
         self._held = held
         self._claims = claims
         self._continued = continued
@@ -162,6 +165,9 @@ class ViewMessageDispatcher:
             self._timed(message.key)
             if not self._widget.store.card(message.key).held:
                 self._widget.update_card(message.key, held=True)
+        elif isinstance(message, RemoveRuleMessage):
+            if self._remove_rule is not None:
+                self._remove_rule(message.rule_id)
         elif isinstance(message, TimedOutMessage):
             held = self._timed(message.key)
             if self._widget.store.card(message.key).held:

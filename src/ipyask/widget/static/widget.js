@@ -161,6 +161,11 @@ var STRINGS = {
     ruleEmpty: "Enter a rule, e.g. the tool's name.",
     alwaysAllowedSession: "Always allowed for this session: {rule}",
     alwaysAllowedSaved: "Always allowed; saved as a rule: {rule}",
+    rulesInForce: "Rules in force ({count})",
+    rulesNote: "Tool calls these rules decide are answered without a card. Removing a rule stops it in this kernel; a saved rule's line stays in its file until you delete it there.",
+    ruleThisSession: "this session",
+    removeRule: "Remove",
+    removeRuleNamed: "Remove the rule {rule}",
     stopNote: "The agent stops after this rejection.",
     respondText: "Reply to the model instead of running the tool",
     back: "Back",
@@ -296,6 +301,11 @@ var STRINGS = {
     ruleEmpty: "请输入规则，例如工具名称。",
     alwaysAllowedSession: "本次会话内始终允许：{rule}",
     alwaysAllowedSaved: "已始终允许，并保存为规则：{rule}",
+    rulesInForce: "生效的规则（{count}）",
+    rulesNote: "这些规则决定的工具调用会直接得到回答，不显示卡片。移除规则只在当前内核中停止它；已保存规则所在的行仍留在文件里，需在那里删除。",
+    ruleThisSession: "本次会话",
+    removeRule: "移除",
+    removeRuleNamed: "移除规则 {rule}",
     stopNote: "拒绝后智能体将停止运行。",
     respondText: "不运行工具，直接回复模型",
     back: "返回",
@@ -3382,6 +3392,52 @@ var InboxBar = class {
   }
 };
 
+// src/ipyask/widget/js/rules.js
+function rows(value) {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (row) => row && typeof row.id === "string" && typeof row.kind === "string" && typeof row.text === "string" && typeof row.where === "string"
+  );
+}
+var RulesSection = class {
+  /** @param {View} view */
+  constructor(view) {
+    this.view = view;
+    this.summary = h("summary", { class: "ipyask-rules__summary" });
+    this.note = h("p", { class: "ipyask-muted ipyask-rules__note" });
+    this.list = h("ul", { class: "ipyask-rules__list" });
+    this.el = /** @type {HTMLDetailsElement} */
+    h("details", { class: "ipyask-rules", hidden: true }, this.summary, this.note, this.list);
+    this.onChange = () => this.render();
+    view.model.on("change:approval_rules", this.onChange);
+    this.render();
+  }
+  render() {
+    const t = this.view.t;
+    const all = rows(this.view.model.get("approval_rules"));
+    this.el.hidden = all.length === 0;
+    this.summary.textContent = fill(t.rulesInForce, { count: String(all.length) });
+    this.note.textContent = t.rulesNote;
+    const focused = this.list.contains(document.activeElement);
+    this.list.replaceChildren(
+      ...all.map((rule) => {
+        const words = `${rule.kind} ${rule.text}`;
+        const where = rule.session ? t.ruleThisSession : rule.where;
+        const remove = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-rules__remove", "aria-label": fill(t.removeRuleNamed, { rule: words }), disabled: this.view.disconnected }, t.removeRule);
+        remove.addEventListener("click", () => {
+          remove.setAttribute("disabled", "");
+          this.view.send("remove_rule", { ruleId: rule.id });
+        });
+        return h("li", { class: "ipyask-rules__item", "data-rule": rule.id }, h("code", { class: `ipyask-rules__text ipyask-rules__text--${rule.kind}` }, words), h("span", { class: "ipyask-muted ipyask-rules__where" }, where), remove);
+      })
+    );
+    if (focused) (this.list.querySelector("button") ?? this.summary).focus();
+  }
+  destroy() {
+    this.view.model.off("change:approval_rules", this.onChange);
+  }
+};
+
 // src/ipyask/widget/js/view.js
 var TICK_MS = 250;
 var HEARTBEAT_MS = 5e3;
@@ -3427,6 +3483,7 @@ var View = class {
     this.inbox = new InboxBar(this);
     this.arrivals = new Arrivals(this);
     this.attention = new Attention(this);
+    this.rules = new RulesSection(this);
     this.root.append(
       this.banner,
       this.inbox.el,
@@ -3435,7 +3492,8 @@ var View = class {
       this.history,
       this.restore,
       this.arrivals.region,
-      this.attention.control
+      this.attention.control,
+      this.rules.el
     );
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
@@ -3481,6 +3539,7 @@ var View = class {
     this.root.lang = this.lang;
     if (rerender) {
       this.attention.relabel();
+      this.rules.render();
       for (const card of this.cards.values()) card.render();
       this.sync();
     }
@@ -3777,6 +3836,7 @@ var View = class {
     this.images.destroy();
     this.arrivals.destroy();
     this.attention.destroy();
+    this.rules.destroy();
     this.observer?.disconnect();
     clearInterval(this.timer);
     clearInterval(this.beat);
