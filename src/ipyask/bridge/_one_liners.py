@@ -117,7 +117,9 @@ def default_panel() -> QuestionPanel:
         if _unrecord is not None:
             _unrecord()
         # What the rules answer shows no card: the panel's transcript records it.
-        _unrecord = _rules.on_decision(partial(_write_rule_record, _panel)) if _rules else None
+        # Even with no rules yet: an Always allow may add some.
+        record = partial(_write_rule_record, _panel)
+        _unrecord = _rules.on_decision(record) if _rules is not None else None
         _shown_in.clear()
         _cell_views.clear()
         _shown_in_marimo.clear()
