@@ -74,6 +74,10 @@ FieldProblemCode = Literal[
     "respond-needs-text",
     "form-needs-answer",
     "takes-no-values",
+    "bad-always-scope",
+    "bad-rule",
+    "rule-misses-call",
+    "rule-not-saved",
 ]
 """Each kind of problem a field can have."""
 
@@ -130,6 +134,15 @@ FIELD_PROBLEMS: dict[ProblemLanguage, dict[FieldProblemCode, str]] = {
         "respond-needs-text": "the respond decision needs the text to return to the model",
         "form-needs-answer": "a form needs an answer: submit it or decline it",
         "takes-no-values": "the {action} action takes no values",
+        "bad-always-scope": (
+            'Always allow\'s text must be {"scope": "session" or "saved", "rule": "…"} as JSON'
+        ),
+        "bad-rule": "this is not a rule: {detail}",
+        "rule-misses-call": (
+            "the rule {rule} does not match this call, so it would not allow it; narrow it "
+            "so that this call still matches"
+        ),
+        "rule-not-saved": "the rule could not be saved: {detail}",
     },
     "zh": {
         "not-allowed": "不允许出现",
@@ -181,6 +194,14 @@ FIELD_PROBLEMS: dict[ProblemLanguage, dict[FieldProblemCode, str]] = {
         "respond-needs-text": "“回复”决定需要返回给模型的文字",
         "form-needs-answer": "表单需要一个回答：提交或谢绝",
         "takes-no-values": "“{action}”操作不带值",
+        "bad-always-scope": (
+            '“始终允许”的文字必须是 JSON：{"scope": "session" 或 "saved", "rule": "…"}'
+        ),
+        "bad-rule": "这不是有效的规则：{detail}",
+        "rule-misses-call": (
+            "规则 {rule} 与这次调用不匹配，因此不会允许它；请收窄规则，但要让这次调用仍然匹配"
+        ),
+        "rule-not-saved": "无法保存规则：{detail}",
     },
 }
 """Each field problem per language; ``{name}`` is filled from the problem's params."""

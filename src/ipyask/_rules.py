@@ -37,16 +37,28 @@ import logging
 import os
 import re
 import sys
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ._agents import Agent
 from ._answered_by import answered_by
 from ._decisions import tool_answer_item
+from ._rule_patterns import (
+    KINDS,
+    SESSION_SOURCE,
+    AlwaysScope,
+    Rule,
+    RuleKind,
+    ScopeKind,
+    parse_rule,
+    read_always_scope,
+    suggest_rule,
+)
 from ._service import UserQuestions
 from ._vocabulary import (
     AskUserQuestionAnswer,
@@ -67,17 +79,21 @@ else:  # pragma: no cover - the package's 3.10 dependency
 __all__ = [
     "DEFAULT_RULES_PATH",
     "ENVIRONMENT_VARIABLE",
+    "SESSION_SOURCE",
+    "AlwaysScope",
     "AppliedRule",
     "Rule",
     "RuleDecision",
     "RuleKind",
     "Rules",
     "RulesError",
+    "ScopeKind",
     "parse_rule",
+    "read_always_scope",
+    "rules_of",
+    "suggest_rule",
 ]
 
-RuleKind = Literal["allow", "deny", "ask"]
-KINDS: tuple[RuleKind, ...] = ("allow", "deny", "ask")
 
 DEFAULT_RULES_PATH = DEFAULT_SQLITE_PATH.parent / "rules.toml"
 """Where the default rules live: next to the default store."""
@@ -85,127 +101,8 @@ ENVIRONMENT_VARIABLE = "IPYASK_RULES"
 MAX_DECISIONS = 1000
 """How many automatic decisions :attr:`Rules.decisions` keeps (the oldest go first)."""
 
+
 logger = logging.getLogger("ipyask.rules")
-
-
-# -- the pattern language ----------------------------------------------------------------------
-
-_NAME = re.compile(r"[A-Za-z0-9_.:\-*?]+")
-_KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_\-]*)\s*=\s*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_SEPARATOR = re.compile(r"\s*(,|\))")
-
-
-def _glob(pattern: str) -> re.Pattern[str]:
-    """The regular expression of glob ``pattern`` (see the module's docstring)."""
-    parts: list[str] = []
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**", index):
-            parts.append(".*")
-            index += 2
-            continue
-        char = pattern[index]
-        parts.append("[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char))
-        index += 1
-    return re.compile("".join(parts), re.DOTALL)
-
-
-_PARENT_SEGMENT = re.compile(r"(?:^|[/\\\s])\.\.(?:[/\\\s]|$)")
-
-
-def _climbs(text: str) -> bool:
-    """Whether ``text`` has a ``..`` path segment."""
-    return _PARENT_SEGMENT.search(text) is not None
-
-
-def _argument_text(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One rule: its ``kind``, its ``text`` as written and where it was written."""
-
-    kind: RuleKind
-    text: str
-    source: str
-    line: int | None
-    _name: re.Pattern[str] = field(repr=False, compare=False)
-    _arguments: tuple[tuple[str, str, re.Pattern[str]], ...] = field(repr=False, compare=False)
-    """Each argument's name, glob and the glob's regular expression."""
-
-    @property
-    def where(self) -> str:
-        """``file:line`` (just the file when the line is unknown)."""
-        return f"{self.source}:{self.line}" if self.line is not None else self.source
-
-    def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
-        """Whether a call of ``tool_name`` with ``arguments`` is one this rule is about."""
-        if self._name.fullmatch(tool_name) is None:
-            return False
-        for key, glob, pattern in self._arguments:
-            if key not in arguments:
-                return False
-            text = _argument_text(arguments[key])
-            if pattern.fullmatch(text) is None:
-                return False
-            if self.kind == "allow" and _climbs(text) and not _climbs(glob):
-                return False  # notes/** must not allow notes/../secrets
-        return True
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.text} ({self.where})"
-
-
-def parse_rule(
-    kind: RuleKind, text: str, source: str = "<string>", line: int | None = None
-) -> Rule:
-    """The rule ``text`` of ``kind``; raises :class:`RulesError` naming what is wrong."""
-    where = f"{source}:{line}" if line is not None else source
-
-    def error(problem: str) -> RulesError:
-        return RulesError(f"{where}: {kind} rule {text!r}: {problem}")
-
-    stripped = text.strip()
-    name = _NAME.match(stripped)
-    if name is None:
-        raise error(
-            "a rule starts with a tool name or a glob of one (letters, digits, _ . : - * ?)"
-        )
-    rest = stripped[name.end() :]
-    arguments: dict[str, tuple[str, re.Pattern[str]]] = {}
-    if rest:
-        if not rest.startswith("("):
-            raise error(f"unexpected {rest[0]!r} after the tool name; arguments go in (...)")
-        position = 1
-        while True:
-            key = _KEY.match(rest, position)
-            if key is None:
-                raise error(
-                    f'expected an argument as name="pattern" at {rest[position:] or "the end"!r}'
-                )
-            value = _STRING.match(rest, key.end())
-            if value is None:
-                raise error(
-                    f'the pattern of argument {key.group(1)} must be a "double-quoted" string'
-                )
-            if key.group(1) in arguments:
-                raise error(f"argument {key.group(1)} is named twice")
-            glob = json.loads(value.group())
-            arguments[key.group(1)] = (glob, _glob(glob))
-            separator = _SEPARATOR.match(rest, value.end())
-            if separator is None:
-                raise error(f"expected , or ) after the pattern of argument {key.group(1)}")
-            position = separator.end()
-            if separator.group(1) == ")":
-                break
-        if rest[position:].strip():
-            raise error(f"unexpected {rest[position:].strip()!r} after the closing )")
-    patterns = tuple((key, glob, compiled) for key, (glob, compiled) in arguments.items())
-    return Rule(kind, stripped, source, line, _glob(name.group()), patterns)
 
 
 @dataclass(frozen=True)
@@ -231,6 +128,81 @@ class AppliedRule:
         verb = "allowed" if self.decision.kind == "allow" else "denied"
         rule = self.decision.rule
         return f"{verb} {self.tool_name} by rule {rule.text} ({rule.where})"
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML string: literal (single quotes keep double quotes readable) when it
+    can be, else basic (JSON's escapes are TOML's)."""
+    if "'" not in text and not any(ord(char) < 32 or ord(char) == 127 for char in text):
+        return f"'{text}'"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _skip_string(text: str, index: int) -> int:
+    """The index just after the TOML string that starts at ``index``."""
+    for quotes in ('"""', "'''"):
+        if text.startswith(quotes, index):
+            end = text.find(quotes, index + 3)
+            return len(text) if end < 0 else end + 3
+    quote = text[index]
+    position = index + 1
+    while position < len(text) and text[position] != quote:
+        position += 2 if quote == '"' and text[position] == "\\" else 1
+    return position + 1
+
+
+def _array_insertion(text: str, opening: int) -> tuple[int, bool]:
+    """Where to insert an item in the TOML array opened at ``opening``: just after its last
+    item (or the ``[`` of an empty one), and whether a comma is needed first."""
+    depth, last, position = 0, opening, opening
+    while position < len(text):
+        char = text[position]
+        if char == "#":
+            newline = text.find("\n", position)
+            position = len(text) if newline < 0 else newline
+            continue
+        if char in "'\"":
+            position = _skip_string(text, position)
+            last = position - 1
+            continue
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return last + 1, text[last] not in "[,"
+        if not char.isspace():
+            last = position
+        position += 1
+    raise RulesError("the allow array is not closed")
+
+
+def _with_allow(text: str, rule: str, source: str) -> str:
+    """The rules file ``text`` with ``rule`` added at the end of its ``allow`` array (made
+    when there is none); comments and layout are kept."""
+    string = _toml_string(rule)
+    document = tomllib.loads(text)
+    if "allow" not in document:
+        lead = "" if not text or text.endswith("\n") else "\n"
+        return f"{text}{lead}allow = [{string}]\n"
+    lines = text.splitlines(keepends=True)
+    line = _key_line([line.rstrip("\r\n") for line in lines], "allow")
+    if line is None:
+        raise RulesError(f"{source}: cannot find where the allow array is written")
+    start = sum(len(before) for before in lines[: line - 1])
+    opening = text.index("[", text.index("=", start))
+    at, comma = _array_insertion(text, opening)
+    lead = ", " if comma else " " if text[at - 1] == "," else ""
+    return f"{text[:at]}{lead}{string}{text[at:]}"
+
+
+_REGISTERED: weakref.WeakKeyDictionary[UserQuestions, Rules] = weakref.WeakKeyDictionary()
+
+
+def rules_of(service: UserQuestions) -> Rules | None:
+    """The rules registered on ``service`` for every request (the ones an Always allow adds
+    to), if any."""
+    return _REGISTERED.get(service)
 
 
 # -- reading a file ----------------------------------------------------------------------------
@@ -317,10 +289,15 @@ class Rules:
     the pattern language). :meth:`load` reads the rules file; :meth:`register` puts the rules
     first in a service's waterfall."""
 
-    def __init__(self, rules: Iterable[Rule] = ()) -> None:
+    def __init__(
+        self, rules: Iterable[Rule] = (), *, path: str | os.PathLike[str] | None = None
+    ) -> None:
         self.rules: tuple[Rule, ...] = tuple(rules)
+        self.path = Path(path) if path is not None else None
+        """The rules file: where :meth:`add` saves a rule (``None``: rules not from a file)."""
         self._decisions: deque[AppliedRule] = deque(maxlen=MAX_DECISIONS)
         self._listeners: list[Callable[[AppliedRule], object]] = []
+        self._watchers: list[Callable[[], object]] = []
 
     @classmethod
     def parse(cls, text: str, source: str = "<string>") -> Rules:
@@ -339,14 +316,14 @@ class Rules:
             text = file.read_text(encoding="utf-8")
         except FileNotFoundError:
             if chosen is None:
-                return cls()
+                return cls(path=file)  # a rule saved later creates it
             named = "$IPYASK_RULES" if path is None else "the path given"
             raise RulesError(
                 f"{file}: no such rules file ({named}); create it or point {named} at one"
             ) from None
         except (OSError, UnicodeDecodeError) as error:
             raise RulesError(f"{file}: cannot read the rules file: {error}") from None
-        return cls.parse(text, str(file))
+        return cls(_parse_file(text, str(file)), path=file)
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -371,6 +348,24 @@ class Rules:
 
         return dispose
 
+    def on_change(self, watcher: Callable[[], object]) -> Callable[[], None]:
+        """Call ``watcher`` after each rule :meth:`add` adds or :meth:`remove` removes (a panel
+        keeps its list of the rules in force with it); returns the function that stops it."""
+        self._watchers.append(watcher)
+
+        def dispose() -> None:
+            if watcher in self._watchers:
+                self._watchers.remove(watcher)
+
+        return dispose
+
+    def _changed(self) -> None:
+        for watcher in list(self._watchers):
+            try:
+                watcher()
+            except Exception:  # a list that fails to show must not fail the change
+                logger.exception("a watcher of the approval rules failed")
+
     def decide(self, tool_name: str, arguments: Mapping[str, Any]) -> RuleDecision | None:
         """What the rules say about calling ``tool_name`` with ``arguments``: the first
         matching deny, else the first ask, else the first allow; ``None`` when none matches."""
@@ -391,9 +386,72 @@ class Rules:
         card's approve decision) or deny (its reject decision, with the reason "Denied by rule
         …") is answered without a card. Anything else goes on down the waterfall whole: a
         question no rule decides, an ``ask`` rule, a card that does not offer the decision."""
-        return service.on_request(
+        off = service.on_request(
             partial(self._answerer, service=service), agent=agent, prepend=True
         )
+        if agent is not None:
+            return off
+        _REGISTERED[service] = self
+
+        def unregister() -> None:
+            off()
+            if _REGISTERED.get(service) is self:
+                del _REGISTERED[service]
+
+        return unregister
+
+    def add(self, text: str, scope: ScopeKind = "session") -> Rule:
+        """Add the allow rule ``text``: for this session (in memory, until the process ends) or
+        ``"saved"``: appended to the ``allow`` array of :attr:`path` (created when missing),
+        the file checked as :meth:`load` checks it before it is written. Raises
+        :class:`RulesError` naming what is wrong (nothing is added then)."""
+        if scope == "session":
+            rule = parse_rule("allow", text, SESSION_SOURCE)
+        elif scope == "saved":
+            rule = self._save(text)
+        else:
+            raise ValueError(f"scope must be 'session' or 'saved', not {scope!r}")
+        self.rules = (*self.rules, rule)
+        logger.info("added %s", rule)
+        self._changed()
+        return rule
+
+    def _save(self, text: str) -> Rule:
+        path = self.path
+        if path is None:
+            raise RulesError(
+                "these rules were not loaded from a file, so a rule cannot be saved: load them "
+                "with Rules.load(path), or add it for this session"
+            )
+        rule = parse_rule("allow", text, str(path))
+        try:
+            before = path.read_text(encoding="utf-8") if path.exists() else ""
+        except (OSError, UnicodeDecodeError) as error:
+            raise RulesError(f"{path}: cannot read the rules file: {error}") from None
+        _parse_file(before, str(path))  # a file broken since it was loaded is not written over
+        after = _with_allow(before, rule.text, str(path))
+        saved = [known for known in _parse_file(after, str(path)) if known.kind == "allow"]
+        if not saved or saved[-1].text != rule.text:
+            raise RulesError(f"{path}: the rule {rule.text} could not be added to allow")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            saving = path.with_name(f".{path.name}.saving")
+            saving.write_text(after, encoding="utf-8")
+            os.replace(saving, path)
+        except OSError as error:
+            raise RulesError(f"{path}: cannot write the rules file: {error}") from None
+        return saved[-1]
+
+    def remove(self, rule: Rule) -> bool:
+        """Take ``rule`` out of the rules in force (a saved rule stays in its file, which is
+        read again when the process starts); returns whether it was in force."""
+        if rule not in self.rules:
+            return False
+        index = self.rules.index(rule)
+        self.rules = self.rules[:index] + self.rules[index + 1 :]
+        logger.info("removed %s", rule)
+        self._changed()
+        return True
 
     def _applied(self, question: AskUserQuestionItem) -> AppliedRule | None:
         """The rules' answer to ``question``; ``None`` when the person is to decide."""

@@ -23,6 +23,7 @@ from ._projection import Projections, UserQuestionProjectionView
 from ._replies import ReplyBook, is_reply, reply_message
 from ._session import Session
 from ._timed_wait import TimedQuestionWait
+from ._timeout_decisions import TimeoutDecisions, timeout_answer
 from ._vocabulary import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
@@ -88,6 +89,7 @@ class UserQuestions:
         self._collectors: dict[tuple[Session, str], list[asyncio.Future[None]]] = {}
         self._lifetime = AbortController()
         self._durable = DurableAsks(self._waterfall, self._lock)
+        self._timeouts = TimeoutDecisions()
 
     # -- answerers ---------------------------------------------------------------------------
     def on_request(
@@ -214,7 +216,12 @@ class UserQuestions:
 
     # -- timed questions ---------------------------------------------------------------------
     async def ask_timed(
-        self, request: RequestLike, call_id: str, timeout_ms: int | float
+        self,
+        request: RequestLike,
+        call_id: str,
+        timeout_ms: int | float,
+        *,
+        on_timeout: str = "pending",
     ) -> TimedUserQuestionResult:
         """Ask with a foreground wait of ``timeout_ms``; returns the answer or pending.
 
@@ -222,9 +229,17 @@ class UserQuestions:
         be answered as a late reply. ``timeout_ms`` must be an integer from 1 to 2_147_483_647:
         ``True``/``False``, ``1.5``, NaN and infinities raise ``BAD_TIMEOUT``; an integral float
         such as ``5.0`` counts as ``5``.
+
+        ``on_timeout`` declares what the question becomes when the window runs out unanswered:
+        ``"pending"`` (the default, above), ``"reject"`` (each question's refusal), or a label
+        of one of the card's decisions; the answer batch it gives is returned then, and
+        :meth:`timeout_decision` tells it apart (see :mod:`ipyask._timeout_decisions`). Any
+        other value raises :class:`ValueError` naming the values allowed, before anything is
+        asked.
         """
         timeout = _check_timeout(timeout_ms)
         request = _as_request(request)
+        decided = timeout_answer(request.questions, on_timeout) if request.questions else None
         if not isinstance(call_id, str) or not call_id:
             raise TypeError("call_id must be a non-empty string")
         agent = request.agent
@@ -243,6 +258,7 @@ class UserQuestions:
                 clock=self.clock,
             )
             calls[call_id] = wait
+            self._timeouts.plan(agent, call_id, decided)
         forwarded = request.model_copy(
             update={"signal": wait.signal, "wait": QuestionWait(call_id=call_id, timed=True)}
         )
@@ -264,6 +280,8 @@ class UserQuestions:
             raise AskCancelledError.of("ASK_ABORTED", cause=cancelled) from cancelled
         except Exception as error:
             if isinstance(error, UserQuestionError) and error.code == "ASK_TIMED_OUT":
+                if decided is not None:
+                    return decided
                 asker = asyncio.current_task()
                 if asker is not None:  # whether it still runs is what a card can tell
                     self._readers.note_asker(agent.session, call_id, asker)
@@ -277,6 +295,12 @@ class UserQuestions:
                 calls.pop(call_id, None)
                 if not calls and self._waits.get(agent) is calls:
                     del self._waits[agent]
+
+    def timeout_decision(self, agent: Agent, call_id: str) -> AskUserQuestionAnswer | None:
+        """The answer batch the timeout gives timed call ``call_id`` of ``agent`` when its
+        window runs out unanswered (asked with an ``on_timeout`` decision); ``None`` when it
+        is left pending. Cards and transcripts read it to say the timeout decided."""
+        return self._timeouts.planned(agent, call_id)
 
     def live_wait(self, agent: Agent, call_id: str) -> TimedQuestionWait | None:
         """The live foreground wait of ``call_id``, if any (for diagnostics and bridges)."""

@@ -129,6 +129,43 @@ async def test_a_tool_approval_returns_the_decision(
     }
 
 
+async def test_approve_tool_call_is_answered_by_a_rule_with_no_card(
+    service: ipyask.UserQuestions, server: NotebookMCPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = ipyask.QuestionPanel(service)  # would show a card for anything it is asked
+    monkeypatch.setattr(panel, "send", lambda content, buffers=None: None)
+    rules = ipyask.Rules.parse(
+        "allow = ['write_file(path=\"notes/**\")']\ndeny = ['shell(command=\"rm *\")']",
+        "rules.toml",
+    )
+    rules.register(service)
+    try:
+        async with client(server) as session:
+            allowed = await session.call_tool(
+                "approve_tool_call", {"name": "write_file", "arguments": {"path": "notes/a.md"}}
+            )
+            denied = await session.call_tool(
+                "approve_tool_call", {"name": "shell", "arguments": {"command": "rm -rf build"}}
+            )
+        assert allowed.structured_content == {
+            "kind": "approve",
+            "arguments": {"path": "notes/a.md"},
+            "message": None,
+        }
+        assert denied.structured_content == {
+            "kind": "reject",
+            "arguments": {"command": "rm -rf build"},
+            "message": 'Denied by rule shell(command="rm *") (rules.toml:2)',
+        }
+        assert panel.cards == []  # no card was shown for either
+        assert [str(done) for done in rules.decisions] == [
+            'allowed write_file by rule write_file(path="notes/**") (rules.toml:1)',
+            'denied shell by rule shell(command="rm *") (rules.toml:2)',
+        ]
+    finally:
+        panel.close()
+
+
 async def test_bad_approval_arguments_are_a_tool_error(server: NotebookMCPServer) -> None:
     async with client(server) as session:
         result = await session.call_tool(

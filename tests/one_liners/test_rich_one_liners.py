@@ -112,3 +112,28 @@ def test_a_timed_tool_approval_is_pending_not_denied(service) -> None:
     ScriptedAnswerer({"rm": TIME_OUT}).register(service)
     outcome = ipyask.approve_tool_blocking("rm", {"path": "a"}, timeout=5)
     assert isinstance(outcome, ipyask.PendingAnswer)
+
+
+def test_on_timeout_declares_what_an_unanswered_tool_approval_becomes(service) -> None:
+    ScriptedAnswerer({"rm": TIME_OUT, "Book a table": TIME_OUT}).register(service)
+    rejected = ipyask.approve_tool_blocking("rm", {"path": "a"}, timeout=5, on_timeout="reject")
+    assert isinstance(rejected, ipyask.ToolDecision)
+    assert rejected.kind == "reject"
+    assert rejected.message is not None and "timeout" in rejected.message
+    approved = ipyask.approve_tool_blocking("rm", {"path": "a"}, timeout=5, on_timeout="Approve")
+    assert isinstance(approved, ipyask.ToolDecision) and approved.kind == "approve"
+    declined = ipyask.form_blocking("Book a table", FORM, timeout=5, on_timeout="reject")
+    assert declined == ipyask.FormResult(action="decline")
+
+
+async def test_on_timeout_of_the_async_ask_is_an_option(service) -> None:
+    ScriptedAnswerer({"Which?": TIME_OUT}).register(service)
+    assert await ipyask.ask("Which?", ["a", "b"], timeout=5, on_timeout="b") == "b"
+
+
+def test_a_bad_on_timeout_names_the_allowed_values(service) -> None:
+    with pytest.raises(ValueError, match="'pending', 'reject', 'Approve', 'Reject' for") as refused:
+        ipyask.approve_tool_blocking("rm", {"path": "a"}, timeout=5, on_timeout="later")
+    assert "'later'" in str(refused.value)
+    with pytest.raises(ValueError, match="needs a timeout"):
+        ipyask.approve_tool_blocking("rm", {"path": "a"}, on_timeout="reject")

@@ -482,3 +482,19 @@ async def test_a_failing_listener_does_not_fail_the_answer(
     stop()
     await svc.ask(tool_request(("read_file", {})))
     assert seen == ["read_file"]
+
+
+def test_a_rule_added_later_is_recorded_in_the_default_panels_transcript(
+    fresh_default: Path,
+) -> None:
+    """No rules file at first: the default service still has rules, and what a rule added later
+    (by an Always allow) answers is in the transcript too."""
+    ipyask.default_panel().close()  # an earlier test's panel
+    panel = ipyask.default_panel()
+    rules = ipyask.default_rules()
+    assert rules.rules == () and rules.path == Path(".ipyask") / "rules.toml"
+    rules.add("read_file", "session")
+    ipyask.approve_tool_blocking("read_file", {"path": "a"})
+    assert panel.records == [
+        r"**Allowed by rule**: Run read\_file? → **Approve** — read\_file \(this session\)"
+    ]

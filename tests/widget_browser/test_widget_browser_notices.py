@@ -135,3 +135,24 @@ def test_a_card_answered_late_says_so_in_the_views_language(wpage) -> None:
     wpage.set_language("zh")
     expect(wpage.card("l1").locator("[data-role=wait]")).to_have_text("已迟到回答")
     assert wpage.errors == []
+
+
+def test_a_card_the_timeout_decided_says_so_and_still_takes_an_answer(wpage) -> None:
+    decided = generic(
+        "t1",
+        call_id="c1",
+        wait="timed",
+        status="continued",
+        notice="No answer in time: …",
+        notice_code="decided-by-timeout",
+        notice_params={"decision": "Reject"},
+    )
+    wpage.mount(QuestionWidget(cards=[decided]))
+    card = wpage.card("t1")
+    expect(card.locator(".ipyask-notice")).to_have_text(
+        "No answer in time: the timeout decided “Reject” and the agent went on with that. You "
+        "can still answer; your answer is recorded as late, not sent to the agent."
+    )
+    expect(card.get_by_role("button", name="Submit")).to_be_visible()
+    wpage.set_language("zh")
+    expect(card.locator(".ipyask-notice")).to_contain_text("超时已决定“Reject”")

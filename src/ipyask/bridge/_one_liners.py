@@ -122,8 +122,7 @@ class Notebook:
         if self._service is None or self._service.closed:
             rules = Rules.load()
             service = UserQuestions()
-            if rules.rules:
-                rules.register(service)
+            rules.register(service)  # even none: an Always allow adds to them
             self._service, self._rules = service, rules
         return self._service
 
@@ -143,7 +142,8 @@ class Notebook:
             # What the rules answer shows no card: the panel's transcript records it.
             rules = self._rules
             self._unrecord = (
-                rules.on_decision(partial(_write_rule_record, panel)) if rules else None
+                # even with no rules yet: an Always allow may add some
+                rules.on_decision(partial(_write_rule_record, panel)) if rules is not None else None
             )
             self._shown_in.clear()
             self._cell_views.clear()
@@ -250,6 +250,7 @@ class Notebook:
         header: str | None = None,
         detail: str | None = None,
         timeout: None = None,
+        on_timeout: str = "pending",
     ) -> str | list[str] | None: ...
     @overload
     async def ask(
@@ -261,6 +262,7 @@ class Notebook:
         header: str | None = None,
         detail: str | None = None,
         timeout: float,
+        on_timeout: str = "pending",
     ) -> str | list[str] | PendingAnswer | None: ...
     async def ask(
         self,
@@ -271,16 +273,17 @@ class Notebook:
         header: str | None = None,
         detail: str | None = None,
         timeout: float | None = None,
+        on_timeout: str = "pending",
     ) -> str | list[str] | PendingAnswer | None:
         """Ask one question on the default panel and return the person's answer.
 
         Single-select: the chosen label, or the typed "Other" text, or ``None`` when skipped.
         Multi-select: the chosen labels, with typed text last (``[]`` when skipped). With
         ``timeout`` (seconds) the card counts down and the call returns ``PendingAnswer`` when
-        the window runs out (see :func:`ask_blocking`).
+        the window runs out, or what ``on_timeout`` declares (see :func:`ask_blocking`).
         """
         return await self._await(
-            self._ask(question, options, multi_select, header, detail, timeout)
+            self._ask(question, options, multi_select, header, detail, timeout, on_timeout)
         )
 
     def ask_blocking(
@@ -292,19 +295,26 @@ class Notebook:
         header: str | None = None,
         detail: str | None = None,
         timeout: float | None = None,
+        on_timeout: str = "pending",
     ) -> str | list[str] | PendingAnswer | None:
         """Ask one question on the default panel and block until the person answers.
 
         Returns what :func:`ipyask.ask` returns. With ``timeout`` (seconds, > 0) the question
         is a timed one, like ``UserQuestions.ask_timed``: a view showing the card counts down
         (and pauses while the person takes time), and when the window runs out the call
-        returns ``PendingAnswer(call_id=...)`` and the card expires. Raises
+        returns ``PendingAnswer(call_id=...)`` and the card expires. ``on_timeout`` declares
+        otherwise: ``"reject"`` or one of the card's decisions (an option's label here) is
+        returned then, the card and the transcript say the timeout decided, and the card takes
+        a late answer, recorded as late (see ``UserQuestions.ask_timed``); a value the card does
+        not offer raises :class:`ValueError` naming the allowed ones. Raises
         ``UserQuestionError``: ``ASK_ABORTED`` on Ctrl-C or a kernel interrupt (the card is
         marked cancelled), ``NO_PROVIDER`` outside Jupyter with no answerer registered,
         ``BAD_TIMEOUT``, or :class:`~ipyask.errors.BlockingUnsupportedError` where the kernel
         cannot deliver the answer meanwhile.
         """
-        return self._block(self._ask(question, options, multi_select, header, detail, timeout))
+        return self._block(
+            self._ask(question, options, multi_select, header, detail, timeout, on_timeout)
+        )
 
     def _ask(
         self,
@@ -314,9 +324,10 @@ class Notebook:
         header: str | None,
         detail: str | None,
         timeout: float | None,
+        on_timeout: str,
     ) -> _Asking[str | list[str] | PendingAnswer | None]:
         item = _question_item(question, options, multi_select, header, detail)
-        asking = self._asking(item, timeout)
+        asking = self._asking(item, timeout, on_timeout)
 
         async def answered() -> str | list[str] | PendingAnswer | None:
             outcome = await asking()
@@ -394,6 +405,7 @@ class Notebook:
         decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
         description: str | None = None,
         timeout: None = None,
+        on_timeout: str = "pending",
     ) -> ToolDecision: ...
     @overload
     async def approve_tool(
@@ -405,6 +417,7 @@ class Notebook:
         decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
         description: str | None = None,
         timeout: float,
+        on_timeout: str = "pending",
     ) -> ToolDecision | PendingAnswer: ...
     async def approve_tool(
         self,
@@ -415,6 +428,7 @@ class Notebook:
         decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
         description: str | None = None,
         timeout: float | None = None,
+        on_timeout: str = "pending",
     ) -> ToolDecision | PendingAnswer:
         """Ask the person to approve a call of tool ``name`` with ``arguments``.
 
@@ -426,10 +440,12 @@ class Notebook:
         (reject and stop the agent), both with an optional reason. ``description`` (Markdown)
         says what the tool does. Returns a :class:`~ipyask.ToolDecision`; with ``timeout``
         (seconds) the card counts down and the call returns :class:`~ipyask.PendingAnswer` when
-        the window runs out — pending, never a denial.
+        the window runs out — pending, never a denial, unless ``on_timeout`` declares a
+        decision: ``"reject"`` (a reject whose reason says the timeout decided) or a decision's
+        label, e.g. ``"Approve"`` (see :func:`ask_blocking`).
         """
         return await self._await(
-            self._approve_tool(name, arguments, schema, decisions, description, timeout)
+            self._approve_tool(name, arguments, schema, decisions, description, timeout, on_timeout)
         )
 
     @overload
@@ -442,6 +458,7 @@ class Notebook:
         decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
         description: str | None = None,
         timeout: None = None,
+        on_timeout: str = "pending",
     ) -> ToolDecision: ...
     @overload
     def approve_tool_blocking(
@@ -453,6 +470,7 @@ class Notebook:
         decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
         description: str | None = None,
         timeout: float,
+        on_timeout: str = "pending",
     ) -> ToolDecision | PendingAnswer: ...
     def approve_tool_blocking(
         self,
@@ -463,10 +481,11 @@ class Notebook:
         decisions: Sequence[DecisionKind] = _DEFAULT_DECISIONS,
         description: str | None = None,
         timeout: float | None = None,
+        on_timeout: str = "pending",
     ) -> ToolDecision | PendingAnswer:
         """:func:`ipyask.approve_tool`, blocking (see :func:`ask_blocking`)."""
         return self._block(
-            self._approve_tool(name, arguments, schema, decisions, description, timeout)
+            self._approve_tool(name, arguments, schema, decisions, description, timeout, on_timeout)
         )
 
     def _approve_tool(
@@ -477,11 +496,12 @@ class Notebook:
         decisions: Sequence[DecisionKind],
         description: str | None,
         timeout: float | None,
+        on_timeout: str,
     ) -> _Asking[ToolDecision | PendingAnswer]:
         item = tool_approval_question(
             name, arguments, schema=schema, decisions=decisions, description=description
         )
-        asking = self._asking(item, timeout)
+        asking = self._asking(item, timeout, on_timeout)
 
         async def decided() -> ToolDecision | PendingAnswer:
             outcome = await asking()
@@ -499,10 +519,17 @@ class Notebook:
         *,
         detail: str | None = None,
         timeout: None = None,
+        on_timeout: str = "pending",
     ) -> FormResult: ...
     @overload
     async def form(
-        self, message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
+        self,
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        detail: str | None = None,
+        timeout: float,
+        on_timeout: str = "pending",
     ) -> FormResult | PendingAnswer: ...
     async def form(
         self,
@@ -511,6 +538,7 @@ class Notebook:
         *,
         detail: str | None = None,
         timeout: float | None = None,
+        on_timeout: str = "pending",
     ) -> FormResult | PendingAnswer:
         """Ask the person to fill in a form of typed fields and return the outcome.
 
@@ -519,9 +547,10 @@ class Notebook:
         and multi-select enums; ``required``, ``default``, ``title``, ``description``); anything
         else is refused with ``BAD_INTENT``. Returns a :class:`~ipyask.FormResult`: ``accept``
         with values valid against the schema, ``decline`` or ``cancel`` (the Cancel button, and
-        closing the card with ×); with ``timeout``, possibly :class:`~ipyask.PendingAnswer`.
+        closing the card with ×); with ``timeout``, possibly :class:`~ipyask.PendingAnswer`
+        (``on_timeout="reject"``: a ``decline`` instead, or ``cancel`` when the form has none).
         """
-        return await self._await(self._form(message, schema, detail, timeout))
+        return await self._await(self._form(message, schema, detail, timeout, on_timeout))
 
     @overload
     def form_blocking(
@@ -531,10 +560,17 @@ class Notebook:
         *,
         detail: str | None = None,
         timeout: None = None,
+        on_timeout: str = "pending",
     ) -> FormResult: ...
     @overload
     def form_blocking(
-        self, message: str, schema: Mapping[str, Any], *, detail: str | None = None, timeout: float
+        self,
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        detail: str | None = None,
+        timeout: float,
+        on_timeout: str = "pending",
     ) -> FormResult | PendingAnswer: ...
     def form_blocking(
         self,
@@ -543,9 +579,10 @@ class Notebook:
         *,
         detail: str | None = None,
         timeout: float | None = None,
+        on_timeout: str = "pending",
     ) -> FormResult | PendingAnswer:
         """:func:`ipyask.form`, blocking (see :func:`ask_blocking`)."""
-        return self._block(self._form(message, schema, detail, timeout))
+        return self._block(self._form(message, schema, detail, timeout, on_timeout))
 
     def _form(
         self,
@@ -553,11 +590,12 @@ class Notebook:
         schema: Mapping[str, Any],
         detail: str | None,
         timeout: float | None,
+        on_timeout: str,
     ) -> _Asking[FormResult | PendingAnswer]:
         """Every way the person ends a form without answering is one result: closing the card
         (``ASK_CANCELLED``) is the form's ``cancel``, as its Cancel button is."""
         item = form_question(message, schema, detail=detail)
-        asking = self._asking(item, timeout)
+        asking = self._asking(item, timeout, on_timeout)
 
         async def filled() -> FormResult | PendingAnswer:
             try:
@@ -588,17 +626,21 @@ class Notebook:
         )
         return await self._await(lambda: self.default_service().ask(asked))
 
-    def _asking(self, item: AskUserQuestionItem, timeout: float | None) -> _Asking[_Outcome]:
+    def _asking(
+        self, item: AskUserQuestionItem, timeout: float | None, on_timeout: str = "pending"
+    ) -> _Asking[_Outcome]:
         """What asks ``item`` on the default service: timed (as :func:`ask_blocking`) with
         ``timeout`` seconds, else until the person answers."""
         timeout_ms = _timeout_ms(timeout)
         service = self.default_service()
         if timeout_ms is None:
+            if on_timeout != "pending":
+                raise ValueError(f"on_timeout={on_timeout!r} needs a timeout (seconds) to act on")
             request = AskUserQuestionRequest(questions=[item])
             return lambda: service.ask(request)
         timed = AskUserQuestionRequest(questions=[item], agent=self._cell_agent(service))
         call_id = f"cell-{uuid.uuid4().hex[:12]}"
-        return lambda: service.ask_timed(timed, call_id, timeout_ms)
+        return lambda: service.ask_timed(timed, call_id, timeout_ms, on_timeout=on_timeout)
 
     def _cell_agent(self, service: UserQuestions) -> Agent:
         """The live agent that timed questions asked from cells belong to (one per service)."""

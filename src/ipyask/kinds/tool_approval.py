@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import _errors, _field_problems, _form_schema, _json_schema, _wire
+from .. import _errors, _field_problems, _form_schema, _json_schema, _rule_patterns, _wire
 from . import _common
 
 __all__ = [
@@ -127,7 +127,8 @@ class ToolDecision(BaseModel):
 
     ``arguments`` are the arguments to run the tool with: the edited ones for ``edit``, else the
     proposed ones. ``message`` is the reason of a ``reject``, ``never`` or ``stop`` (may be
-    ``None``) or the reply of a ``respond`` (the tool's stand-in result).
+    ``None``), the reply of a ``respond`` (the tool's stand-in result), or for an ``always``
+    the person scoped, the allow rule they added (``write_file(path="notes/**")``).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -231,6 +232,8 @@ def _read(
         if kind is None:
             return _common.whole("text-needs-decision")
     proposed = dict(intent.tool.arguments)
+    if kind == "always" and item.custom is not None:
+        return _scoped_always(intent, item.custom)
     if kind in ("approve", "always"):
         if item.custom is not None:
             return _common.whole("takes-no-text", decision=kind)
@@ -250,6 +253,15 @@ def _read(
         return _common.whole("respond-needs-text")
     assert kind in ("reject", "respond", "never", "stop")
     return ToolDecision(kind=kind, arguments=proposed, message=text)
+
+
+def _scoped_always(intent: ToolApprovalIntent, custom: str) -> ToolDecision | _common.Problems:
+    """An Always allow with its scope in ``custom`` (an ipyask extension, docs/rules.md)."""
+    tool = intent.tool
+    scope = _rule_patterns.read_always_scope(tool.name, tool.arguments, custom)
+    if isinstance(scope, _field_problems.FieldProblem):
+        return {"rule": scope}
+    return ToolDecision(kind="always", arguments=dict(tool.arguments), message=scope.rule.text)
 
 
 def _problems(

@@ -6,6 +6,7 @@ through the messages in :mod:`ipyask.widget._protocol` (documented in ``docs/pro
 
 from ._card_store import CardStore
 from ._cards import (
+    AlwaysRuleOffer,
     ApprovalPresentation,
     Card,
     CardSettlement,
@@ -38,6 +39,7 @@ from ._protocol import (
     HoldMessage,
     KernelMessage,
     ReleaseMessage,
+    RemoveRuleMessage,
     TimedOutMessage,
     ViewErrorCode,
     ViewMessage,
@@ -47,6 +49,7 @@ from ._widget import QuestionWidget
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "AlwaysRuleOffer",
     "AnswerMessage",
     "ApprovalPresentation",
     "CancelMessage",
@@ -72,6 +75,7 @@ __all__ = [
     "Presentation",
     "QuestionWidget",
     "ReleaseMessage",
+    "RemoveRuleMessage",
     "SettledStatus",
     "TimedOutMessage",
     "ToolApprovalPresentation",

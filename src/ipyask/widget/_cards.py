@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SETTLED_FIELDS",
     "WIRE_NAMES",
+    "AlwaysRuleOffer",
     "ApprovalPresentation",
     "Card",
     "CardSettlement",
@@ -68,6 +69,8 @@ NoticeCode = Literal[
     "reply-kept",
     "reply-awaits-reask",
     "late-reply-impossible",
+    "decided-by-timeout",
+    "answered-after-timeout",
     "no-longer-answerable",
     "asked-earlier",
     "settled-elsewhere",
@@ -174,6 +177,15 @@ class CardSettlement(WireModel):
         return {**_CLEARED, **self.to_wire()}
 
 
+class AlwaysRuleOffer(WireModel):
+    """ipyask extension: a tool approval's Always allow can add an allow rule to the service's
+    approval rules; the card shows ``suggested`` for the person to narrow, for this session or
+    saved to ``file`` (``None``: the rules have no file, only this session)."""
+
+    suggested: str = Field(min_length=1)
+    file: str | None = None
+
+
 class Card(WireModel):
     """One request shown as a card."""
 
@@ -207,6 +219,8 @@ class Card(WireModel):
     late: Literal[True] | None = None
     """Answered after the agent went on without the answer (a continued card): the view says
     "Answered late", as the transcript does. Only on ``answered`` cards."""
+    always_rule: AlwaysRuleOffer | None = None
+    """Set on a tool approval whose Always allow adds a rule (see :class:`AlwaysRuleOffer`)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -28,6 +28,7 @@ __all__ = [
     "HoldMessage",
     "KernelMessage",
     "ReleaseMessage",
+    "RemoveRuleMessage",
     "TimedOutMessage",
     "ViewErrorCode",
     "ViewMessage",
@@ -156,6 +157,14 @@ class HeartbeatMessage(_FromView):
     keys: list[_Key]
 
 
+class RemoveRuleMessage(_FromView):
+    """ipyask extension: the person removes an approval rule from the panel's list of the rules
+    in force (``ruleId`` as the panel's ``approval_rules`` names it)."""
+
+    kind: Literal["remove_rule"] = "remove_rule"
+    rule_id: _Key
+
+
 ViewMessage = Annotated[
     HelloMessage
     | AnswerMessage
@@ -164,7 +173,8 @@ ViewMessage = Annotated[
     | ReleaseMessage
     | TimedOutMessage
     | HeartbeatMessage
-    | HoldMessage,
+    | HoldMessage
+    | RemoveRuleMessage,
     Field(discriminator="kind"),
 ]
 """Any view → kernel message."""

@@ -35,13 +35,15 @@ class CardOutcomes:
         *,
         late: bool = False,
         kept: bool = False,
+        after_timeout: bool = False,
         questions: list[AskUserQuestionItem] | None = None,
         by: AnsweredBy | None = None,
     ) -> None:
         """Give card ``key`` its final ``status`` and record it (nothing if the card is gone).
 
         ``late``: the answer came after the agent went on without it (a continued card);
-        ``kept``: and nobody was left to read it, so it was kept in the session log. The
+        ``kept``: and nobody was left to read it, so it was kept in the session log;
+        ``after_timeout``: after the timeout had answered for the person. The
         card carries ``notice`` as its code (and English text); the record is written in the
         widget's language. ``questions``: the card's questions when the caller holds them (as
         asked), else they are read from the card. ``by``: who settled it, through which door
@@ -59,7 +61,22 @@ class CardOutcomes:
         word: RecordWord = status
         if late and status == "answered":
             word = "answered-late-kept" if kept else "answered-late"
+            if after_timeout:
+                word = "answered-after-timeout"
         # An answer speaks for itself.
         why = None if status == "answered" or notice is None else notice.text(language)
         title = RECORD_WORDS[language][word]
         self._write_record(key, record(questions, title, answer, why, language=language, by=by))
+
+    def record(
+        self,
+        key: str,
+        word: RecordWord,
+        answer: AskUserQuestionAnswer,
+        questions: list[AskUserQuestionItem],
+    ) -> None:
+        """Record ``answer`` to card ``key`` under ``word`` without settling the card (the
+        timeout's decision on a card that stays answerable)."""
+        language = language_of(self._widget.language)
+        title = RECORD_WORDS[language][word]
+        self._write_record(key, record(questions, title, answer, None, language=language))

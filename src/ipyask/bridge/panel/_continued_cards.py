@@ -7,6 +7,10 @@ again, or nobody, when every reader the agent's code declared has ended: the ans
 in the session log and the card says so. With no reader declared, a card whose asking task has
 ended says the answer waits unread in the inbox. A timed question no session tracks cannot take
 a late reply: its card says so and expires.
+
+A timed question asked with an ``on_timeout`` decision is answered by the timeout: its card says
+which decision the agent got (and the transcript records it) and stays answerable; a later
+answer is recorded as late, after the timeout, and the card says the agent went on without it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from ..._answered_by import AnsweredBy, Door
 from ..._events import SessionEvent, UserMessageEvent
 from ..._service import UserQuestions
 from ..._session import Session, UserMessage
+from ..._timeout_decisions import decision_words
 from ..._vocabulary import AskUserQuestionAnswer
 from ...widget import QuestionWidget
 from ._answer_loop import AnswerLoop
@@ -50,19 +55,31 @@ class ContinuedCards:
         self._outcomes = outcomes
         self._loop = loop
         self._cards: dict[str, tuple[Agent, str]] = {}
+        self._decided: dict[str, AskUserQuestionAnswer] = {}
+        """Cards the timeout answered, with the decision the agent got."""
         self._watching: dict[Session, Callable[[], None]] = {}
 
     def holds(self, key: str) -> bool:
         """Whether ``key`` is a continued card."""
-        return key in self._cards
+        return key in self._cards or key in self._decided
 
     def forget(self, key: str) -> None:
         """Stop tracking ``key`` (its call was asked again)."""
         self._cards.pop(key, None)
+        self._decided.pop(key, None)
 
     def after_timeout(self, held: HeldRequest) -> None:
-        """The foreground wait ended unanswered: continue the card, or expire it if untracked."""
+        """The foreground wait ended unanswered: record the timeout's decision, else continue
+        the card, or expire it if untracked."""
         agent, call_id = held.agent, held.call_id
+        decided = (
+            None
+            if agent is None or call_id is None
+            else self._service.timeout_decision(agent, call_id)
+        )
+        if decided is not None:
+            self._decided_by_timeout(held, decided)
+            return
         if agent is None or call_id is None or not self._tracked(agent, call_id):
             self._outcomes.mark(held.key, "expired", Notice("late-reply-impossible"))
             return
@@ -72,6 +89,17 @@ class ContinuedCards:
         if session not in self._watching:
             self._watching[session] = session.subscribe(self)
 
+    def _decided_by_timeout(self, held: HeldRequest, decided: AskUserQuestionAnswer) -> None:
+        notice = Notice("decided-by-timeout", {"decision": decision_words(decided)})
+        self._decided[held.key] = decided
+        self._widget.update_card(held.key, status="continued", frame=None, **notice.card_fields())
+        self._outcomes.record(held.key, "decided-by-timeout", decided, held.questions)
+
+    def _answer_after_timeout(self, key: str, answer: AskUserQuestionAnswer) -> None:
+        decided = self._decided.pop(key)
+        notice = Notice("answered-after-timeout", {"decision": decision_words(decided)})
+        self._outcomes.mark(key, "answered", notice, answer, late=True, after_timeout=True)
+
     def _tracked(self, agent: Agent, call_id: str) -> bool:
         view = self._service.projection(agent)
         return any(row.call_id == call_id for row in view.active)
@@ -80,8 +108,12 @@ class ContinuedCards:
         """Send a late reply for continued card ``key``; whether the call still took one.
 
         The card then says the reply is queued; a call that took none is settled or expired.
-        The seam may raise (e.g. ``BAD_ANSWER``).
+        The seam may raise (e.g. ``BAD_ANSWER``). A card the timeout answered records the
+        answer as late; the agent has gone on with the timeout's decision.
         """
+        if key in self._decided:
+            self._answer_after_timeout(key, answer)
+            return True
         agent, call_id = self._cards[key]
         if not self._service.answer(agent, call_id, answer, door=door):
             self.refresh()
@@ -147,6 +179,7 @@ class ContinuedCards:
             unsubscribe()
         self._watching.clear()
         self._cards.clear()
+        self._decided.clear()
 
 
 def _late_answerer(session: Session, call_id: str) -> AnsweredBy | None:

@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Mapping
 from functools import partial
 from typing import Any
 
+import traitlets
+
 from ..._agents import Agent
 from ..._answered_by import environment_identity
 from ..._errors import UserQuestionError
@@ -24,6 +26,7 @@ from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQu
 from ..._waterfall import AnswerFuture, Next
 from ...store import Store
 from ...widget import Card, KernelMessage, QuestionWidget, SettledStatus, ViewMessage, WireCard
+from ._always_rules import add_always_rules, always_rule_offer
 from ._answer_loop import AnswerLoop, call_on
 from ._card_outcomes import CardOutcomes
 from ._cell_views import CellView, CellViews
@@ -31,6 +34,7 @@ from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import PASS_ON, HeldRequest, PassOn, Settled, wait_of
 from ._inbox import InboxCards
+from ._rules_list import RulesList
 from ._texts import RECORD_WORDS, Notice, cancelled_notice, language_of
 from ._transcript import Transcript, display_with_transcript, record
 from ._view_dispatch import ViewMessageDispatcher
@@ -64,8 +68,13 @@ class QuestionPanel(QuestionWidget):
     it: later requests, and the ones it still held, go on down the waterfall.
     ``transcript=False`` keeps no Markdown record of settled questions under the panel.
     :meth:`cell_view` makes a view of only the cards asked from one cell (the one-liners show
-    one per cell); the panel keeps every card.
+    one per cell); the panel keeps every card. ``approval_rules`` lists the approval rules in
+    force on the service (its rules for every request), which a view can remove.
     """
+
+    approval_rules: traitlets.List[dict[str, Any]] = traitlets.List(traitlets.Dict()).tag(sync=True)
+    """The approval rules in force: ``{id, kind, text, where, session}`` each (see
+    :mod:`._rules_list`)."""
 
     def __init__(
         self,
@@ -108,8 +117,16 @@ class QuestionPanel(QuestionWidget):
             )
         )
         self.answerer = environment_identity()[0]  # the inbox's "Only mine"
+        self.rules_list = RulesList(service, self._publish_rules)
         self._dispatcher = ViewMessageDispatcher(
-            self, self._held, self.claims, self.continued, self.inbox, self._cell_views.door_of
+            self,
+            self._held,
+            self.claims,
+            self.continued,
+            self.inbox,
+            self._cell_views.door_of,
+            partial(add_always_rules, service),
+            self.rules_list.remove,
         )
         self.on_view_message(self._receive)
         self._off = service.on_request(self._answer, agent=agent)
@@ -147,6 +164,7 @@ class QuestionPanel(QuestionWidget):
             wait=wait,
             questions=request.questions,
             timeout_ms=self._window_ms(request),
+            always_rule=always_rule_offer(self.service, request.questions),
         )
         self.set_card(card)
         answering = AnswerFuture()
@@ -310,6 +328,10 @@ class QuestionPanel(QuestionWidget):
     def _ipython_display_(self) -> None:
         display_with_transcript(self, self._transcript if self._keeps_transcript else None)
 
+    def _publish_rules(self, rows: list[dict[str, Any]]) -> None:
+        if not self._closed:
+            self.approval_rules = rows
+
     def _send_frame(self, key: str, remaining_ms: int) -> None:
         if key in self._held and not self._closed:
             self.send_frame(key, remaining_ms)
@@ -339,6 +361,7 @@ class QuestionPanel(QuestionWidget):
             self._off()
             self.claims.close()
             self.continued.close()
+            self.rules_list.close()
             if self.inbox is not None:
                 self.inbox.close()
             for held in list(self._held.values()):

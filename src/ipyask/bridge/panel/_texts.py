@@ -42,6 +42,10 @@ RecordWord = Literal[
     "answered",
     "answered-late",
     "answered-late-kept",
+    "decided-by-timeout",
+    "answered-after-timeout",
+    "always-session",
+    "always-saved",
     "cancelled",
     "expired",
     "rejected",
@@ -78,6 +82,13 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
             "callId {callId}; until then it waits here."
         ),
         "late-reply-impossible": "The agent went on without an answer and cannot take a late one.",
+        "decided-by-timeout": (
+            "No answer in time: the timeout decided “{decision}” and the agent went on with "
+            "that. You can still answer; your answer is recorded as late, not sent to the agent."
+        ),
+        "answered-after-timeout": (
+            "Recorded late: the agent had already gone on with the timeout's decision “{decision}”."
+        ),
         "no-longer-answerable": "This question can no longer be answered.",
         "asked-earlier": (
             "Asked before a restart: the process that asked ({process}) has ended. Your answer "
@@ -120,6 +131,11 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
             "在那之前它在这里等待。"
         ),
         "late-reply-impossible": "智能体没等到回答就继续工作了，且无法接收迟到的回答。",
+        "decided-by-timeout": (
+            "未及时回答：超时已决定“{decision}”，智能体已按此继续。"
+            "你仍可回答；你的回答会作为迟到回答记录，不会发送给智能体。"
+        ),
+        "answered-after-timeout": "已作为迟到回答记录：智能体此前已按超时的决定“{decision}”继续。",
         "no-longer-answerable": "这个问题已无法回答。",
         "asked-earlier": (
             "重启之前提出的问题：提出它的进程（{process}）已结束。你的回答会被保存，"
@@ -147,6 +163,13 @@ RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
         "answered": "Answered",
         "answered-late": "Answered late",
         "answered-late-kept": "Answered late, after the agent that asked had finished (kept)",
+        "decided-by-timeout": "Decided by the timeout (no answer in time)",
+        "always-session": "for this session: {rule}",
+        "always-saved": "saved as a rule: {rule}",
+        "answered-after-timeout": (
+            "Answered late, after the timeout had decided (the agent went on with the timeout's "
+            "decision)"
+        ),
         "cancelled": "Cancelled",
         "expired": "Expired",
         "rejected": "rejected",
@@ -166,6 +189,10 @@ RECORD_WORDS: dict[Language, dict[RecordWord, str]] = {
         "answered": "已回答",
         "answered-late": "已迟到回答",
         "answered-late-kept": "已迟到回答，提问的智能体当时已结束（已保存）",
+        "decided-by-timeout": "已由超时决定（未及时回答）",
+        "always-session": "仅限本次会话：{rule}",
+        "always-saved": "已保存为规则：{rule}",
+        "answered-after-timeout": "已迟到回答，此前超时已作出决定（智能体已按超时的决定继续）",
         "cancelled": "已取消",
         "expired": "已失效",
         "rejected": "已拒绝",

@@ -11,6 +11,7 @@ from ..._answered_by import AnsweredBy
 from ..._clock import Clock, TimerHandle
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ...kinds import kind_of
+from ...kinds.tool_approval import ToolApprovalIntent
 from ...widget import QuestionWidget
 from ._texts import DOOR_WORDS, RECORD_WORDS, Language, RecordWord, fill
 
@@ -63,6 +64,24 @@ def _in_words(question: AskUserQuestionItem, selected: list[str], custom: str) -
     return kind.words(question.intent, selected, values, escape_markdown)
 
 
+def _always_scope(
+    question: AskUserQuestionItem,
+    selected: list[str],
+    custom: str | None,
+    words: dict[RecordWord, str],
+) -> str | None:
+    """A scoped Always allow's rule and scope in words (``for this session: read_file``)."""
+    intent = question.intent
+    if not isinstance(intent, ToolApprovalIntent) or intent.always not in selected or not custom:
+        return None
+    scope = _json_object(custom) or {}
+    rule, kind = scope.get("rule"), scope.get("scope")
+    if not isinstance(rule, str) or kind not in ("session", "saved"):
+        return None
+    word: RecordWord = "always-session" if kind == "session" else "always-saved"
+    return fill(words[word], {"rule": f"`{rule}`" if "`" not in rule else escape_markdown(rule)})
+
+
 def _values(
     question: AskUserQuestionItem, answer: AskUserQuestionAnswer, words: dict[RecordWord, str]
 ) -> str:
@@ -70,7 +89,10 @@ def _values(
     if item is None:
         return f"*{words['no-answer']}*"
     values = [f"**{escape_markdown(label)}**" for label in item.selected]
-    if item.custom is not None and item.custom.strip():
+    scoped = _always_scope(question, item.selected, item.custom, words)
+    if scoped is not None:
+        values.append(scoped)
+    elif item.custom is not None and item.custom.strip():
         readable = _in_words(question, item.selected, item.custom)
         if readable is not None:
             values.append(readable)

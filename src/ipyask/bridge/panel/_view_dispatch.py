@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from ..._answered_by import AnsweredBy, Door, answered_by
 from ..._errors import HarnessError, UserQuestionError
 from ..._field_problems import FieldProblem, ProblemLanguage, problem_texts
+from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ...widget import (
     AnswerMessage,
     CancelMessage,
@@ -21,11 +22,13 @@ from ...widget import (
     HoldMessage,
     QuestionWidget,
     ReleaseMessage,
+    RemoveRuleMessage,
     TimedOutMessage,
     ViewErrorCode,
     ViewMessage,
     view_error_code,
 )
+from ._always_rules import RuleProblem
 from ._answer_checks import BatchProblem, batch_problem
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
@@ -38,6 +41,10 @@ CANCELLED_BY_PERSON = "The person cancelled this question instead of answering i
 """What the agent reads (``ASK_CANCELLED``) when the person cancels a card."""
 
 log = logging.getLogger("ipyask")
+
+AddRules = Callable[[list[AskUserQuestionItem], AskUserQuestionAnswer], RuleProblem | None]
+"""Adds the rules of an answer's scoped Always allows before it settles (see
+:mod:`._always_rules`); returns why one could not be added."""
 
 _LANGUAGES: tuple[ProblemLanguage, ...] = ("en", "zh")
 
@@ -80,8 +87,12 @@ class ViewMessageDispatcher:
         continued: ContinuedCards,
         inbox: InboxCards | None = None,
         door_of: Callable[[str], Door] | None = None,
+        add_rules: AddRules | None = None,
+        remove_rule: Callable[[str], None] | None = None,
     ) -> None:
         self._widget = widget
+        self._add_rules = add_rules
+        self._remove_rule = remove_rule
         self._held = held
         self._claims = claims
         self._continued = continued
@@ -167,6 +178,9 @@ class ViewMessageDispatcher:
             self._timed(message.key)
             if not self._widget.store.card(message.key).held:
                 self._widget.update_card(message.key, held=True)
+        elif isinstance(message, RemoveRuleMessage):
+            if self._remove_rule is not None:
+                self._remove_rule(message.rule_id)
         elif isinstance(message, TimedOutMessage):
             held = self._timed(message.key)
             if self._widget.store.card(message.key).held:
@@ -198,10 +212,12 @@ class ViewMessageDispatcher:
     def _answer(self, message: AnswerMessage) -> None:
         # Checked against the kernel's own record: the card as asked, or as the store keeps it.
         if self._continued.holds(message.key):
-            problem = batch_problem(self._widget.store.card(message.key), message.answer)
+            card = self._widget.store.card(message.key)
+            problem = batch_problem(card, message.answer)
             if problem is not None:
                 raise Refused.bad_answer(problem)
             door = self._door_of(message.view_id) if self._door_of else "panel"
+            self._add_scoped_rules(card.questions, message.answer)
             if not self._continued.answer(message.key, message.answer, door):
                 raise Refused("NOT_ANSWERABLE", "this question is no longer answerable")
             return
@@ -212,8 +228,23 @@ class ViewMessageDispatcher:
         problem = batch_problem(held, message.answer)
         if problem is not None:
             raise Refused.bad_answer(problem)
+        if held.settlement.settled:
+            raise Refused("ALREADY_ANSWERED", "this question was already answered")
+        self._add_scoped_rules(held.questions, message.answer)  # before the agent's next call
         if not held.settlement.resolve(message.answer, self._by(held, message.view_id)):
             raise Refused("ALREADY_ANSWERED", "this question was already answered")
+
+    def _add_scoped_rules(
+        self, questions: list[AskUserQuestionItem], answer: AskUserQuestionAnswer
+    ) -> None:
+        """Add the rules the answer's scoped Always allows ask for; a rule that cannot be added
+        refuses the answer (the card stays answerable) naming what is wrong."""
+        if self._add_rules is None:
+            return
+        failed = self._add_rules(questions, answer)
+        if failed is not None:
+            question_id, text, problem = failed
+            raise Refused("BAD_ANSWER", text, question_id, {"rule": problem})
 
     def _answer_in_inbox(self, inbox: InboxCards, message: AnswerMessage) -> None:
         # A claim on the store: the first answer of any view or process wins.

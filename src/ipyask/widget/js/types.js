@@ -42,6 +42,7 @@
  *   questions: Question[], status: "pending" | "continued" | "answered" | "cancelled" | "expired",
  *   answer?: Answer, frame?: {remainingMs: number, seq: number}, timeoutMs?: number, notice?: string,
  *   noticeCode?: string, noticeParams?: Record<string, string>, held?: boolean, late?: boolean,
+ *   alwaysRule?: {suggested: string, file?: string | null},
  *   view: {presentation: Presentation, detailHtml: (string | null)[]}}} Card
  * @typedef {{selected: string[], custom: string, skipped: boolean}} Draft
  * @typedef {{seq: number, deadline: number}} Anchor

@@ -20,6 +20,7 @@ import { ICON_CLOSE, h, icon } from "./dom.js";
 import { ImageGates } from "./images.js";
 import { InboxBar, arrange } from "./inbox.js";
 import { PROTOCOL_VERSION, isCard, isLive } from "./protocol.js";
+import { RulesSection } from "./rules.js";
 import { STRINGS, fill } from "./strings.js";
 
 /**
@@ -85,6 +86,7 @@ export class View {
     this.inbox = new InboxBar(this);
     this.arrivals = new Arrivals(this);
     this.attention = new Attention(this);
+    this.rules = new RulesSection(this);
     this.root.append(
       this.banner,
       this.inbox.el,
@@ -94,6 +96,7 @@ export class View {
       this.restore,
       this.arrivals.region,
       this.attention.control,
+      this.rules.el,
     );
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
@@ -157,6 +160,7 @@ export class View {
     this.root.lang = this.lang;
     if (rerender) {
       this.attention.relabel();
+      this.rules.render();
       for (const card of this.cards.values()) card.render();
       this.sync(); // the history's button and label, the restore button
     }
@@ -486,6 +490,7 @@ export class View {
     this.images.destroy();
     this.arrivals.destroy();
     this.attention.destroy();
+    this.rules.destroy();
     this.observer?.disconnect();
     clearInterval(this.timer);
     clearInterval(this.beat);

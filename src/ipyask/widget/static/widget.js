@@ -155,6 +155,21 @@ var STRINGS = {
     notAnObject: "The arguments must be a JSON object ({…}).",
     rejectReason: "Reason for the model (optional)",
     neverNote: "Later calls of this tool are rejected without asking.",
+    alwaysTitle: "Always allow calls like this one",
+    alwaysHow: "For how long",
+    forSession: "For this session (until the kernel stops)",
+    saveAsRule: "Save as a rule in {file}",
+    ruleLabel: "Rule: the calls it allows without asking",
+    ruleHint: "Narrow it to the calls you mean, e.g. the path pattern: * is any text within a folder, ** any path below it. The kernel checks it.",
+    ruleAdds: "Adds the allow rule",
+    ruleEmpty: "Enter a rule, e.g. the tool's name.",
+    alwaysAllowedSession: "Always allowed for this session: {rule}",
+    alwaysAllowedSaved: "Always allowed; saved as a rule: {rule}",
+    rulesInForce: "Rules in force ({count})",
+    rulesNote: "Tool calls these rules decide are answered without a card. Removing a rule stops it in this kernel; a saved rule's line stays in its file until you delete it there.",
+    ruleThisSession: "this session",
+    removeRule: "Remove",
+    removeRuleNamed: "Remove the rule {rule}",
     stopNote: "The agent stops after this rejection.",
     respondText: "Reply to the model instead of running the tool",
     back: "Back",
@@ -284,6 +299,21 @@ var STRINGS = {
     notAnObject: "参数必须是 JSON 对象（{…}）。",
     rejectReason: "给模型的拒绝理由（可选）",
     neverNote: "此后对该工具的调用将不再询问，直接拒绝。",
+    alwaysTitle: "始终允许与此类似的调用",
+    alwaysHow: "有效期",
+    forSession: "仅限本次会话（直到内核停止）",
+    saveAsRule: "保存为规则，写入 {file}",
+    ruleLabel: "规则：无需询问即可允许的调用",
+    ruleHint: "请收窄到你想允许的调用，例如路径模式：* 表示一个文件夹内的任意文字，** 表示其下的任意路径。内核会检查它。",
+    ruleAdds: "将添加允许规则",
+    ruleEmpty: "请输入规则，例如工具名称。",
+    alwaysAllowedSession: "本次会话内始终允许：{rule}",
+    alwaysAllowedSaved: "已始终允许，并保存为规则：{rule}",
+    rulesInForce: "生效的规则（{count}）",
+    rulesNote: "这些规则决定的工具调用会直接得到回答，不显示卡片。移除规则只在当前内核中停止它；已保存规则所在的行仍留在文件里，需在那里删除。",
+    ruleThisSession: "本次会话",
+    removeRule: "移除",
+    removeRuleNamed: "移除规则 {rule}",
     stopNote: "拒绝后智能体将停止运行。",
     respondText: "不运行工具，直接回复模型",
     back: "返回",
@@ -352,6 +382,8 @@ var NOTICES = {
     "reply-kept": "Answer saved. The agent that asked has finished, so it will not read this answer; it is kept in the session log, where the projection and the transcript show it.",
     "reply-awaits-reask": "Answer saved. The MCP client gets it when it calls ask_user_question again with callId {callId}; until then it waits here.",
     "late-reply-impossible": "The agent went on without an answer and cannot take a late one.",
+    "decided-by-timeout": "No answer in time: the timeout decided “{decision}” and the agent went on with that. You can still answer; your answer is recorded as late, not sent to the agent.",
+    "answered-after-timeout": "Recorded late: the agent had already gone on with the timeout's decision “{decision}”.",
     "no-longer-answerable": "This question can no longer be answered.",
     "asked-earlier": "Asked before a restart: the process that asked ({process}) has ended. Your answer is kept; the agent gets it when it asks this question again.",
     "settled-elsewhere": "Settled in another view or process.",
@@ -373,6 +405,8 @@ var NOTICES = {
     "reply-kept": "回答已保存。提出问题的智能体已结束，不会读到这个回答；它保存在会话记录中，投影和记录里都能看到。",
     "reply-awaits-reask": "回答已保存。MCP 客户端用 callId {callId} 再次调用 ask_user_question 时会收到它；在那之前它在这里等待。",
     "late-reply-impossible": "智能体没等到回答就继续工作了，且无法接收迟到的回答。",
+    "decided-by-timeout": "未及时回答：超时已决定“{decision}”，智能体已按此继续。你仍可回答；你的回答会作为迟到回答记录，不会发送给智能体。",
+    "answered-after-timeout": "已作为迟到回答记录：智能体此前已按超时的决定“{decision}”继续。",
     "no-longer-answerable": "这个问题已无法回答。",
     "asked-earlier": "重启之前提出的问题：提出它的进程（{process}）已结束。你的回答会被保存，智能体再次提出这个问题时会收到它。",
     "settled-elsewhere": "已在另一个视图或进程中处理。",
@@ -2229,7 +2263,12 @@ function toolSummary(c, items) {
   const t = c.t;
   const text2 = (item.custom ?? "").trim();
   if (decision.kind === "approve") return t.toolApproved;
-  if (decision.kind === "always") return t.alwaysAllowed;
+  if (decision.kind === "always") {
+    const scoped = parseObject(text2);
+    const rule = scoped && typeof scoped.rule === "string" ? scoped.rule : null;
+    if (rule === null) return t.alwaysAllowed;
+    return fill(scoped?.scope === "saved" ? t.alwaysAllowedSaved : t.alwaysAllowedSession, { rule });
+  }
   if (decision.kind === "reject") return text2 ? fill(t.toolRejectedWhy, { reason: text2 }) : t.rejected;
   if (decision.kind === "never") return text2 ? fill(t.alwaysRejectedWhy, { reason: text2 }) : t.alwaysRejected;
   if (decision.kind === "stop") return text2 ? fill(t.rejectedStoppedWhy, { reason: text2 }) : t.rejectedStopped;
@@ -2439,6 +2478,7 @@ function screenFields(c, state) {
     }
     return [heading, jsonEditor(c, state)];
   }
+  if (state.screen === "always") return alwaysFields(c, state);
   const id = c.view.nextId();
   const reply = state.screen === "respond";
   const area = (
@@ -2461,6 +2501,58 @@ function screenFields(c, state) {
   const noteId = c.view.nextId();
   area.setAttribute("aria-describedby", noteId);
   return [h("div", { class: "ipyask-field" }, label, h("p", { class: "ipyask-field__desc", id: noteId, "data-role": "decision-note" }, note), area)];
+}
+function alwaysFields(c, state) {
+  const t = c.t;
+  const offer = c.card.alwaysRule;
+  const headingId = c.view.nextId();
+  const heading = h("h3", { class: "ipyask-screen__title", id: headingId }, t.alwaysTitle);
+  const scopes = h("div", { class: "ipyask-choices" });
+  const name = c.view.nextId();
+  const choices = [["session", t.forSession]];
+  if (offer?.file) choices.push(["saved", fill(t.saveAsRule, { file: offer.file })]);
+  for (const [value, text2] of choices) {
+    const id2 = c.view.nextId();
+    const radio = (
+      /** @type {HTMLInputElement} */
+      h("input", { type: "radio", class: "ipyask-checkbox", id: id2, name, value, "data-action": "tool-scope", "data-focus": `tool-scope-${value}`, disabled: c.busy })
+    );
+    radio.checked = state.scope === value;
+    scopes.append(h("label", { class: "ipyask-choice", for: id2 }, radio, h("span", {}, text2)));
+  }
+  const how = h("fieldset", { class: "ipyask-field ipyask-field--group" }, h("legend", { class: "ipyask-field__label" }, t.alwaysHow), scopes);
+  const id = c.view.nextId();
+  const hintId = c.view.nextId();
+  const errorId = c.view.nextId();
+  const problem = refused(c).rule ?? refused(c)[""] ?? "";
+  const input4 = (
+    /** @type {HTMLInputElement} */
+    h("input", {
+      id,
+      type: "text",
+      class: "ipyask-field__input ipyask-code-input",
+      spellcheck: "false",
+      autocomplete: "off",
+      "data-action": "tool-rule",
+      "data-focus": "tool-rule",
+      "data-first": true,
+      "aria-describedby": `${hintId} ${errorId}`,
+      "aria-invalid": problem ? "true" : null,
+      required: true,
+      disabled: c.busy
+    })
+  );
+  input4.value = state.rule;
+  const rule = h(
+    "div",
+    { class: "ipyask-field" },
+    h("label", { class: "ipyask-field__label", for: id }, t.ruleLabel),
+    h("p", { class: "ipyask-field__desc", id: hintId }, t.ruleHint),
+    input4,
+    h("p", { class: "ipyask-field__desc", "data-role": "rule-preview" }, `${t.ruleAdds}: `, h("code", {}, `allow ${state.rule.trim()}`)),
+    h("p", { class: "ipyask-field__error", id: errorId, "aria-live": "polite", "data-role": "rule-error" }, problem || (state.rule.trim() ? "" : t.ruleEmpty))
+  );
+  return [heading, h("div", { role: "group", "aria-labelledby": headingId }, how, rule)];
 }
 function jsonEditor(c, state) {
   const t = c.t;
@@ -2499,6 +2591,7 @@ function refusalText(c) {
 }
 function screenReady(c, state) {
   if (state.screen === "respond") return state.reply.trim() !== "";
+  if (state.screen === "always") return state.rule.trim() !== "";
   if (state.screen === "edit" && !toolPresentation(c).editForm) return jsonProblem(state.json, c.t) === null;
   return true;
 }
@@ -2512,6 +2605,19 @@ function screenInput(c, state, event) {
     const refusal = refused(c);
     for (const path of Object.keys(refusal)) if (path.split("/")[0] === field.name) delete refusal[path];
     showErrors(c.el, p.editForm, visibleErrors(p.editForm, draft, refusedByField(c), c.t), field, c.t.fieldError);
+  } else if (state.screen === "always" && target instanceof HTMLInputElement) {
+    if (target.dataset.action === "tool-scope" && (target.value === "session" || target.value === "saved")) state.scope = target.value;
+    else if (target.dataset.action === "tool-rule") {
+      state.rule = target.value;
+      c.refusal = null;
+      const code = c.el.querySelector("[data-role=rule-preview] code");
+      if (code) code.textContent = `allow ${state.rule.trim()}`;
+      const line = c.el.querySelector("[data-role=rule-error]");
+      const text2 = state.rule.trim() ? "" : c.t.ruleEmpty;
+      if (line && line.textContent !== text2) line.textContent = text2;
+      if (text2) target.setAttribute("aria-invalid", "true");
+      else target.removeAttribute("aria-invalid");
+    } else return;
   } else if (target instanceof HTMLTextAreaElement) {
     const action = target.dataset.action;
     if (action === "tool-json") {
@@ -2560,6 +2666,7 @@ function submitScreen(c, state) {
     }
     item.custom = JSON.stringify(formValues(p.editForm, draft, { base: p.arguments, omitUnset: true }));
   } else if (state.screen === "edit") item.custom = state.json.trim();
+  else if (state.screen === "always") item.custom = JSON.stringify({ scope: state.scope, rule: state.rule.trim() });
   else {
     const text2 = (state.screen === "respond" ? state.reply : state.reason).trim();
     if (text2) item.custom = text2;
@@ -2588,7 +2695,8 @@ function stateOf(c) {
   let state = states.get(c);
   if (!state || state.questions !== c.questionsJson) {
     const json = JSON.stringify(toolPresentation(c).arguments, null, 2);
-    state = { questions: c.questionsJson, screen: "review", opener: "", expanded: /* @__PURE__ */ new Set(), edit: null, json, reason: "", reply: "" };
+    const rule = c.card.alwaysRule?.suggested ?? "";
+    state = { questions: c.questionsJson, screen: "review", opener: "", expanded: /* @__PURE__ */ new Set(), edit: null, json, reason: "", reply: "", scope: "session", rule };
     states.set(c, state);
   }
   return state;
@@ -2649,6 +2757,14 @@ function act4(c, action, target) {
     const path = target.dataset.path ?? "";
     if (!state.expanded.delete(path)) state.expanded.add(path);
     c.render();
+  } else if (action === "tool-always" && c.card.alwaysRule) {
+    if (c.busy) return;
+    state.screen = "always";
+    state.opener = action;
+    c.feedback = null;
+    c.refusal = null;
+    c.countdown.engage();
+    c.render("first");
   } else if (action === "tool-approve" || action === "tool-always") {
     const label = labelOf(c, action === "tool-approve" ? "approve" : "always");
     if (label !== null && c.canSubmit()) c.sendAnswer([{ id: c.card.questions[0].id, selected: [label] }]);
@@ -3344,11 +3460,11 @@ var InboxBar = class {
     this.input.setAttribute("aria-label", texts.filter);
     this.input.setAttribute("placeholder", texts.filter);
     const me = this.answerer;
-    const rows = Array.from(shown2);
-    const mineOffered = me !== "" && rows.some(([card]) => typeof sourceOf(card)?.assignee === "string");
+    const rows2 = Array.from(shown2);
+    const mineOffered = me !== "" && rows2.some(([card]) => typeof sourceOf(card)?.assignee === "string");
     let any = false;
     let previous = "";
-    for (const [card, controller] of rows) {
+    for (const [card, controller] of rows2) {
       const source = sourceOf(card);
       const el = controller.el;
       if (!source) {
@@ -3369,6 +3485,52 @@ var InboxBar = class {
     this.el.hidden = !any;
     this.mine.hidden = !mineOffered;
     this.mineText.textContent = fill(texts.mine, { name: me });
+  }
+};
+
+// src/ipyask/widget/js/rules.js
+function rows(value) {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (row) => row && typeof row.id === "string" && typeof row.kind === "string" && typeof row.text === "string" && typeof row.where === "string"
+  );
+}
+var RulesSection = class {
+  /** @param {View} view */
+  constructor(view) {
+    this.view = view;
+    this.summary = h("summary", { class: "ipyask-rules__summary" });
+    this.note = h("p", { class: "ipyask-muted ipyask-rules__note" });
+    this.list = h("ul", { class: "ipyask-rules__list" });
+    this.el = /** @type {HTMLDetailsElement} */
+    h("details", { class: "ipyask-rules", hidden: true }, this.summary, this.note, this.list);
+    this.onChange = () => this.render();
+    view.model.on("change:approval_rules", this.onChange);
+    this.render();
+  }
+  render() {
+    const t = this.view.t;
+    const all = rows(this.view.model.get("approval_rules"));
+    this.el.hidden = all.length === 0;
+    this.summary.textContent = fill(t.rulesInForce, { count: String(all.length) });
+    this.note.textContent = t.rulesNote;
+    const focused = this.list.contains(document.activeElement);
+    this.list.replaceChildren(
+      ...all.map((rule) => {
+        const words = `${rule.kind} ${rule.text}`;
+        const where = rule.session ? t.ruleThisSession : rule.where;
+        const remove = h("button", { type: "button", class: "ipyask-btn ipyask-btn--outline ipyask-rules__remove", "aria-label": fill(t.removeRuleNamed, { rule: words }), disabled: this.view.disconnected }, t.removeRule);
+        remove.addEventListener("click", () => {
+          remove.setAttribute("disabled", "");
+          this.view.send("remove_rule", { ruleId: rule.id });
+        });
+        return h("li", { class: "ipyask-rules__item", "data-rule": rule.id }, h("code", { class: `ipyask-rules__text ipyask-rules__text--${rule.kind}` }, words), h("span", { class: "ipyask-muted ipyask-rules__where" }, where), remove);
+      })
+    );
+    if (focused) (this.list.querySelector("button") ?? this.summary).focus();
+  }
+  destroy() {
+    this.view.model.off("change:approval_rules", this.onChange);
   }
 };
 
@@ -3417,6 +3579,7 @@ var View = class {
     this.inbox = new InboxBar(this);
     this.arrivals = new Arrivals(this);
     this.attention = new Attention(this);
+    this.rules = new RulesSection(this);
     this.root.append(
       this.banner,
       this.inbox.el,
@@ -3425,7 +3588,8 @@ var View = class {
       this.history,
       this.restore,
       this.arrivals.region,
-      this.attention.control
+      this.attention.control,
+      this.rules.el
     );
     el.append(this.root);
     this.images = new ImageGates(this.root, model, () => this.t);
@@ -3473,6 +3637,7 @@ var View = class {
     this.root.lang = this.lang;
     if (rerender) {
       this.attention.relabel();
+      this.rules.render();
       for (const card of this.cards.values()) card.render();
       this.sync();
     }
@@ -3769,6 +3934,7 @@ var View = class {
     this.images.destroy();
     this.arrivals.destroy();
     this.attention.destroy();
+    this.rules.destroy();
     this.observer?.disconnect();
     clearInterval(this.timer);
     clearInterval(this.beat);

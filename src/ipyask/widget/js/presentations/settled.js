@@ -132,7 +132,12 @@ function toolSummary(c, items) {
   const t = c.t;
   const text = (item.custom ?? "").trim();
   if (decision.kind === "approve") return t.toolApproved;
-  if (decision.kind === "always") return t.alwaysAllowed;
+  if (decision.kind === "always") {
+    const scoped = parseObject(text);
+    const rule = scoped && typeof scoped.rule === "string" ? scoped.rule : null;
+    if (rule === null) return t.alwaysAllowed;
+    return fill(scoped?.scope === "saved" ? t.alwaysAllowedSaved : t.alwaysAllowedSession, { rule });
+  }
   if (decision.kind === "reject") return text ? fill(t.toolRejectedWhy, { reason: text }) : t.rejected;
   if (decision.kind === "never") return text ? fill(t.alwaysRejectedWhy, { reason: text }) : t.alwaysRejected;
   if (decision.kind === "stop") return text ? fill(t.rejectedStoppedWhy, { reason: text }) : t.rejectedStopped;

@@ -2,8 +2,10 @@
 /**
  * A tool call to approve (ipyask extension): the tool's name, its description (kernel-rendered
  * Markdown), its arguments as highlighted JSON, and exactly the decisions the caller allows, with
- * the kernel's labels. Approve and Always allow answer at once; Edit, Reject, Respond, Always
- * reject and Reject and stop open their screen (tool-screens.js) with Back and Submit.
+ * the kernel's labels. Approve answers at once; Always allow too, unless the kernel offers to add a
+ * rule (`card.alwaysRule`): then it opens its screen, where the person picks the scope and
+ * narrows the rule. Edit, Reject, Respond, Always reject and Reject and stop open their screen
+ * (tool-screens.js) with Back and Submit.
  * Every function takes the card's controller as `c`.
  */
 
@@ -44,7 +46,8 @@ function stateOf(c) {
   let state = states.get(c);
   if (!state || state.questions !== c.questionsJson) {
     const json = JSON.stringify(toolPresentation(c).arguments, null, 2);
-    state = { questions: c.questionsJson, screen: "review", opener: "", expanded: new Set(), edit: null, json, reason: "", reply: "" };
+    const rule = c.card.alwaysRule?.suggested ?? "";
+    state = { questions: c.questionsJson, screen: "review", opener: "", expanded: new Set(), edit: null, json, reason: "", reply: "", scope: "session", rule };
     states.set(c, state);
   }
   return state;
@@ -119,6 +122,14 @@ function act(c, action, target) {
     const path = target.dataset.path ?? "";
     if (!state.expanded.delete(path)) state.expanded.add(path);
     c.render();
+  } else if (action === "tool-always" && c.card.alwaysRule) {
+    if (c.busy) return;
+    state.screen = "always";
+    state.opener = action;
+    c.feedback = null;
+    c.refusal = null;
+    c.countdown.engage();
+    c.render("first");
   } else if (action === "tool-approve" || action === "tool-always") {
     const label = labelOf(c, action === "tool-approve" ? "approve" : "always");
     if (label !== null && c.canSubmit()) c.sendAnswer([{ id: c.card.questions[0].id, selected: [label] }]);

@@ -3,7 +3,9 @@
  * The tool-approval card's second screens, one per decision that needs more than a click: Edit
  * (a form generated from the tool's flat schema, else a JSON editor checked as the person
  * types), Reject, Always reject and Reject and stop (an optional reason, with what the
- * decision does besides) and Respond (the text the model gets instead of the tool's result). Each builds its fields, tells whether Submit may be pressed, and encodes the
+ * decision does besides), Respond (the text the model gets instead of the tool's result) and, when
+ * the kernel offers a rule, Always allow (for this session or saved as a rule, the rule shown and
+ * editable; docs/rules.md). Each builds its fields, tells whether Submit may be pressed, and encodes the
  * answer: the decision's label with its payload in `custom` (docs/protocol.md).
  * Every function takes the card's controller as `c`.
  */
@@ -22,8 +24,9 @@ import { formDraft, formErrors, formValues } from "../fields/values.js";
 
 /**
  * What the person has done on one tool-approval card.
- * @typedef {{questions: string, screen: "review" | "edit" | "reject" | "respond" | "never" | "stop", opener: string,
- *   expanded: Set<string>, edit: FormDraft | null, json: string, reason: string, reply: string}} ToolState
+ * @typedef {{questions: string, screen: "review" | "edit" | "reject" | "respond" | "never" | "stop" | "always", opener: string,
+ *   expanded: Set<string>, edit: FormDraft | null, json: string, reason: string, reply: string,
+ *   scope: "session" | "saved", rule: string}} ToolState
  * @typedef {Extract<Presentation, {kind: "tool-approval"}>} ToolPresentation
  */
 
@@ -110,6 +113,7 @@ export function screenFields(c, state) {
     }
     return [heading, jsonEditor(c, state)];
   }
+  if (state.screen === "always") return alwaysFields(c, state);
   const id = c.view.nextId();
   const reply = state.screen === "respond";
   const area = /** @type {HTMLTextAreaElement} */ (
@@ -132,6 +136,64 @@ export function screenFields(c, state) {
   const noteId = c.view.nextId();
   area.setAttribute("aria-describedby", noteId);
   return [h("div", { class: "ipyask-field" }, label, h("p", { class: "ipyask-field__desc", id: noteId, "data-role": "decision-note" }, note), area)];
+}
+
+/**
+ * Always allow's screen: how long (native radios), the rule as an editable line with what it
+ * means, the rule it adds, and the kernel's refusal of it.
+ * @param {CardController} c
+ * @param {ToolState} state
+ */
+function alwaysFields(c, state) {
+  const t = c.t;
+  const offer = c.card.alwaysRule;
+  const headingId = c.view.nextId();
+  const heading = h("h3", { class: "ipyask-screen__title", id: headingId }, t.alwaysTitle);
+  const scopes = h("div", { class: "ipyask-choices" });
+  const name = c.view.nextId();
+  /** @type {["session" | "saved", string][]} */
+  const choices = [["session", t.forSession]];
+  if (offer?.file) choices.push(["saved", fill(t.saveAsRule, { file: offer.file })]);
+  for (const [value, text] of choices) {
+    const id = c.view.nextId();
+    const radio = /** @type {HTMLInputElement} */ (
+      h("input", { type: "radio", class: "ipyask-checkbox", id, name, value, "data-action": "tool-scope", "data-focus": `tool-scope-${value}`, disabled: c.busy })
+    );
+    radio.checked = state.scope === value;
+    scopes.append(h("label", { class: "ipyask-choice", for: id }, radio, h("span", {}, text)));
+  }
+  const how = h("fieldset", { class: "ipyask-field ipyask-field--group" }, h("legend", { class: "ipyask-field__label" }, t.alwaysHow), scopes);
+  const id = c.view.nextId();
+  const hintId = c.view.nextId();
+  const errorId = c.view.nextId();
+  const problem = refused(c).rule ?? refused(c)[""] ?? "";
+  const input = /** @type {HTMLInputElement} */ (
+    h("input", {
+      id,
+      type: "text",
+      class: "ipyask-field__input ipyask-code-input",
+      spellcheck: "false",
+      autocomplete: "off",
+      "data-action": "tool-rule",
+      "data-focus": "tool-rule",
+      "data-first": true,
+      "aria-describedby": `${hintId} ${errorId}`,
+      "aria-invalid": problem ? "true" : null,
+      required: true,
+      disabled: c.busy,
+    })
+  );
+  input.value = state.rule;
+  const rule = h(
+    "div",
+    { class: "ipyask-field" },
+    h("label", { class: "ipyask-field__label", for: id }, t.ruleLabel),
+    h("p", { class: "ipyask-field__desc", id: hintId }, t.ruleHint),
+    input,
+    h("p", { class: "ipyask-field__desc", "data-role": "rule-preview" }, `${t.ruleAdds}: `, h("code", {}, `allow ${state.rule.trim()}`)),
+    h("p", { class: "ipyask-field__error", id: errorId, "aria-live": "polite", "data-role": "rule-error" }, problem || (state.rule.trim() ? "" : t.ruleEmpty)),
+  );
+  return [heading, h("div", { role: "group", "aria-labelledby": headingId }, how, rule)];
 }
 
 /**
@@ -184,6 +246,7 @@ function refusalText(c) {
  */
 export function screenReady(c, state) {
   if (state.screen === "respond") return state.reply.trim() !== "";
+  if (state.screen === "always") return state.rule.trim() !== "";
   if (state.screen === "edit" && !toolPresentation(c).editForm) return jsonProblem(state.json, c.t) === null;
   return true;
 }
@@ -204,6 +267,19 @@ export function screenInput(c, state, event) {
     const refusal = refused(c);
     for (const path of Object.keys(refusal)) if (path.split("/")[0] === field.name) delete refusal[path];
     showErrors(c.el, p.editForm, visibleErrors(p.editForm, draft, refusedByField(c), c.t), field, c.t.fieldError);
+  } else if (state.screen === "always" && target instanceof HTMLInputElement) {
+    if (target.dataset.action === "tool-scope" && (target.value === "session" || target.value === "saved")) state.scope = target.value;
+    else if (target.dataset.action === "tool-rule") {
+      state.rule = target.value;
+      c.refusal = null; // the kernel judged the rule as it was
+      const code = c.el.querySelector("[data-role=rule-preview] code");
+      if (code) code.textContent = `allow ${state.rule.trim()}`;
+      const line = c.el.querySelector("[data-role=rule-error]");
+      const text = state.rule.trim() ? "" : c.t.ruleEmpty;
+      if (line && line.textContent !== text) line.textContent = text;
+      if (text) target.setAttribute("aria-invalid", "true");
+      else target.removeAttribute("aria-invalid");
+    } else return;
   } else if (target instanceof HTMLTextAreaElement) {
     const action = target.dataset.action;
     if (action === "tool-json") {
@@ -256,6 +332,7 @@ export function submitScreen(c, state) {
     }
     item.custom = JSON.stringify(formValues(p.editForm, draft, { base: p.arguments, omitUnset: true }));
   } else if (state.screen === "edit") item.custom = state.json.trim();
+  else if (state.screen === "always") item.custom = JSON.stringify({ scope: state.scope, rule: state.rule.trim() });
   else {
     const text = (state.screen === "respond" ? state.reply : state.reason).trim();
     if (text) item.custom = text;

@@ -1,0 +1,85 @@
+"""A card whose timed question the timeout decided (``on_timeout``): it says so, the transcript
+records it, and a late answer is recorded as late (with the injected clock)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from ipyask._decisions import tool_decision
+from ipyask._rich_questions import tool_approval_question
+from ipyask.protocol import AskUserQuestionAnswer
+
+from ._helpers import drain, only_key
+
+WRITE = tool_approval_question("write_file", {"path": "notes/a.md"})
+
+
+async def timed(svc, agent, on_timeout: str, timeout_ms: int = 2000) -> asyncio.Future:
+    task = asyncio.ensure_future(
+        svc.ask_timed(
+            {"questions": [WRITE.to_wire()], "agent": agent},
+            "c1",
+            timeout_ms,
+            on_timeout=on_timeout,
+        )
+    )
+    await drain()
+    return task
+
+
+async def test_the_host_deadline_decides_and_the_card_says_so(svc, agent, panel, clock) -> None:
+    task = await timed(svc, agent, "reject")
+    key = only_key(panel)
+    clock.advance(2000)
+    result = await task
+    assert isinstance(result, AskUserQuestionAnswer)
+    assert tool_decision(WRITE, result.answers[0]).kind == "reject"
+    await drain()
+    card = panel.get_card(key)
+    assert card.status == "continued"  # still answerable
+    assert card.notice_code == "decided-by-timeout"
+    assert card.notice_params == {"decision": "Reject"}
+    assert "the timeout decided “Reject”" in (card.notice or "")
+    (record,) = panel.records
+    assert record.startswith("**Decided by the timeout \\(no answer in time\\)**")
+    assert "→ **Reject**" in record
+
+
+async def test_a_late_answer_is_recorded_as_late(svc, agent, panel, view, clock) -> None:
+    task = await timed(svc, agent, "reject")
+    key = only_key(panel)
+    clock.advance(2000)
+    await task
+    await drain()
+    view.answer(key, ("tool", ["Approve"]))
+    await drain()
+    assert view.errors == []
+    card = panel.get_card(key)
+    assert (card.status, card.late) == ("answered", True)
+    assert card.notice_code == "answered-after-timeout"
+    assert card.answer is not None and card.answer.answers[0].selected == ["Approve"]
+    assert panel.records[-1].startswith("**Answered late, after the timeout had decided")
+    assert "→ **Approve**" in panel.records[-1]
+    # The agent had its answer already; the late one changes nothing it got.
+    assert tool_decision(WRITE, (await task).answers[0]).kind == "reject"
+
+
+async def test_the_views_countdown_ending_is_the_same_timeout(svc, agent, panel, view) -> None:
+    task = await timed(svc, agent, "Approve")
+    key = only_key(panel)
+    view.send("claim", key=key)
+    await drain()
+    view.send("timed_out", key=key)
+    result = await task
+    assert tool_decision(WRITE, result.answers[0]).kind == "approve"
+    await drain()
+    card = panel.get_card(key)
+    assert (card.status, card.notice_params) == ("continued", {"decision": "Approve"})
+
+
+async def test_pending_still_expires_an_untracked_card(svc, agent, panel, clock) -> None:
+    task = await timed(svc, agent, "pending")
+    clock.advance(2000)
+    await task
+    await drain()
+    assert panel.get_cards()[0].status == "expired"
