@@ -30,6 +30,7 @@ SECTIONS: dict[str, Callable[[Settings], Result]] = {
     "render": render_panel.run,
     "timers": timers.run,
     "store": store.run,
+    "long_wait": store.run_long_waits,
 }
 
 
