@@ -519,16 +519,29 @@ class _StoreWatch:
         self._subscription = Subscription(self._changed, self._sessions, also_when_idle=True)
         self._unsubscribe: Callable[[], None] | None = None
         self._retry: TimerHandle | None = None
+        self._subscribing = False
         self._stopped = False
 
     def add(self, waiter: _Waiter) -> None:
         with self._lock:
             self._waiters.add(waiter)
             self._read.setdefault(id(waiter.session), len(waiter.session.events))
-            if self._unsubscribe is None and not self._stopped:
-                # Under the lock: two first askers subscribe once. The follower's feed is open
-                # when this returns, so no change committed after it is missed.
-                self._unsubscribe = follower_of(self._store).subscribe(self._subscription)
+            first = self._unsubscribe is None and not self._stopped and not self._subscribing
+            self._subscribing = self._subscribing or first
+        follower = follower_of(self._store)
+        if not first:  # a PostgreSQL feed listens for the asker's session before this returns
+            follower.sessions_changed()
+            return
+        # Outside the lock (the feed reads the sessions): its feed is open, listening for the
+        # asker's session, when this returns, so no change committed after it is missed.
+        unsubscribe = follower.subscribe(self._subscription)
+        with self._lock:
+            self._subscribing = False
+            stopped = self._stopped or not self._waiters
+            if not stopped:
+                self._unsubscribe = unsubscribe
+        if stopped:
+            unsubscribe()
 
     def _sessions(self) -> set[str]:
         """The sessions the askers wait in (their changes wake the watch)."""

@@ -19,12 +19,12 @@ from .._backoff import Backoff, Pause
 from .._clock import ThreadClock
 from ._protocol import ChangeFeed, Store
 
-__all__ = ["StoreFollower", "Subscription", "follower_of"]
+__all__ = ["EverySession", "StoreFollower", "Subscription", "follower_of"]
 
 log = logging.getLogger("ipyask")
 
 
-class _EverySession(Collection[str]):
+class EverySession(Collection[str]):
     """The sessions of a subscriber that follows them all (it contains every session id)."""
 
     def __contains__(self, item: object) -> bool:
@@ -64,6 +64,7 @@ class StoreFollower:
         self._store = weakref.ref(store)  # the registry of followers must not keep stores alive
         self.location = store.location
         self._lock = threading.Lock()
+        self._opening = threading.Lock()
         self._subscriptions: list[Subscription] = []
         self._feed: ChangeFeed | None = None
         """The feed of the running thread (``None``: no thread runs)."""
@@ -73,14 +74,27 @@ class StoreFollower:
         """Start calling ``subscription``; returns what stops it (idempotent)."""
         store = self._store()
         assert store is not None  # the caller holds it
-        with self._lock:
-            self._subscriptions.append(subscription)
-            if self._feed is None:
-                self._feed = feed = store.changes(self._sessions)
+        # Opening a feed may read the subscribers' sessions (a PostgreSQL feed listens for
+        # them): it runs outside ``_lock``, one opening at a time.
+        with self._opening:
+            with self._lock:
+                self._subscriptions.append(subscription)
+                opening = self._feed is None
+            if opening:
+                try:
+                    feed = store.changes(self._sessions)
+                except BaseException:
+                    with self._lock:
+                        self._subscriptions.remove(subscription)
+                    raise
+                with self._lock:
+                    self._feed = feed
                 thread = threading.Thread(
                     target=self._run, args=(feed,), name="ipyask-store-follow", daemon=True
                 )
                 thread.start()
+        if not opening:
+            self.sessions_changed()
 
         def unsubscribe() -> None:
             with self._lock:
@@ -94,6 +108,15 @@ class StoreFollower:
 
         return unsubscribe
 
+    def sessions_changed(self) -> None:
+        """A subscriber follows sessions it did not follow before: a feed that listens per
+        session (PostgreSQL) listens for them before this returns."""
+        with self._lock:
+            feed = self._feed
+        listen = getattr(feed, "sessions_changed", None)
+        if listen is not None:
+            listen()
+
     @property
     def subscribers(self) -> int:
         with self._lock:
@@ -106,12 +129,12 @@ class StoreFollower:
         followed: set[str] = set()
         for subscription in subscriptions:
             if subscription.sessions is None:
-                return _EverySession()
+                return EverySession()
             followed.update(subscription.sessions())
         return followed
 
     def _current(self, feed: ChangeFeed) -> list[Subscription] | None:
-        """The subscribers, or ``None`` when ``feed`` was retired (its thread ends)."""
+        """The subscribers now, or ``None`` when ``feed`` was retired (its thread ends)."""
         with self._lock:
             if self._feed is not feed:
                 return None
@@ -120,7 +143,7 @@ class StoreFollower:
     def _run(self, feed: ChangeFeed) -> None:
         backoff = Backoff()
         try:
-            while (subscriptions := self._current(feed)) is not None:
+            while self._current(feed) is not None:
                 try:
                     changed = feed.wait(self.IDLE_WAIT)
                 except Exception as error:  # the feed failed: a new one, after a pause
@@ -135,6 +158,9 @@ class StoreFollower:
                     changed = True  # what changed meanwhile is not known: read the store
                 else:
                     backoff.reset()
+                subscriptions = self._current(feed)  # those who subscribed during the wait too
+                if subscriptions is None:
+                    return
                 self._call(subscriptions, changed)
         finally:
             feed.close()
@@ -161,9 +187,7 @@ class StoreFollower:
             return None
 
     def _call(self, subscriptions: list[Subscription], changed: bool) -> None:
-        with self._lock:
-            current = [s for s in subscriptions if s in self._subscriptions]
-        for subscription in current:
+        for subscription in subscriptions:
             if not (changed or subscription.also_when_idle):
                 continue
             try:
