@@ -153,6 +153,7 @@ def markdown(results: Results, chart_name: str) -> str:
     out += _timers(results)
     out += _store(results)
     out += _long_wait(results)
+    out += _mcp(results)
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -223,6 +224,15 @@ def _summary(results: Results) -> list[str]:
         )
     out += _store_summary(results)
     out += _long_wait_summary(results)
+    mcp = _section(results, "mcp")
+    if mcp:
+        ask, bare = mcp["stats"]["ipyask"], mcp["stats"]["bare"]
+        out.append(
+            "| MCP `ask_user_question` through `serve()` within 1.5× a bare MCP SDK tool call "
+            f"on the same transport (p50)? | **{yes(mcp['ratios']['p50'] <= 1.5)}**: "
+            f"{ms(ask['p50'])} vs {ms(bare['p50'])} ({ratio(mcp['ratios']['p50'])}); p99 "
+            f"{ms(ask['p99'])} vs {ms(bare['p99'])} |"
+        )
     timers = _section(results, "timers")
     if timers:
         out.append(
@@ -729,6 +739,37 @@ def _long_wait(results: Results) -> list[str]:
             f"| {STORE_NAMES.get(name, name)} | {s['n']} | {ms(s['p50'])} | {ms(s['p90'])} | "
             f"{ms(s['p99'])} | {ms(s['max'])} | {agent['cpu_percent']:.2f} % | "
             f"{agent['wakeups_per_s']:.1f} | {yes(row['all_answered'])} |"
+        )
+    return [*out, ""]
+
+
+def _mcp(results: Results) -> list[str]:
+    out = ["## 7. MCP round trip", ""]
+    mcp = _section(results, "mcp")
+    if mcp is None:
+        return [*out, _failed(results, "mcp"), ""]
+    out += [
+        "One process, one event loop, loopback, streamable HTTP (stateless) under uvicorn; the MCP "
+        "SDK's client calls each server over HTTP and the latency is `time.perf_counter` around "
+        "`call_tool`. *ipyask*: `ipyask.integrations.mcp.serve` (bearer token checked) on a "
+        "service whose answerer answers at once (no person: the tool call, the seam and the "
+        "answer's way back). *Bare*: an MCP SDK `Server` whose one tool returns its argument, "
+        "served the same way. The blocks alternate over the passes; warm-up calls dropped; "
+        "every answer checked.",
+        "",
+        "| Method | n | p50 | p90 | p99 | p50 vs bare | p99 vs bare |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    labels = {
+        "bare": "bare MCP SDK tool call (the peer)",
+        "ipyask": "`ask_user_question` through `serve()`",
+    }
+    bare = mcp["stats"]["bare"]
+    for key, label in labels.items():
+        st = mcp["stats"][key]
+        out.append(
+            f"| {label} | {st['n']} | {ms(st['p50'])} | {ms(st['p90'])} | {ms(st['p99'])} | "
+            f"{ratio(st['p50'] / bare['p50'])} | {ratio(st['p99'] / bare['p99'])} |"
         )
     return [*out, ""]
 
