@@ -53,3 +53,15 @@ def test_the_mcp_rows_compare_the_ask_with_the_bare_tool_call() -> None:
 def test_a_failed_section_is_said_so() -> None:
     results = {"sections": {"mcp": {"error": "RuntimeError: no port"}}}
     assert "RuntimeError: no port" in "\n".join(report._mcp(results))
+
+
+def test_the_inbox_render_row_says_whether_it_meets_its_targets() -> None:
+    inbox = {
+        "cards": 10_000,
+        "processes": 50,
+        "all_grouped_ms": {"p50": 240.0, "min": 200.0, "max": 300.0},
+        "first_card_ms": {"p50": 330.0},
+        "within_targets": False,
+    }
+    table = "\n".join(report._inbox_render(inbox))
+    assert "| 10,000 | 240 ms | 200 ms – 300 ms | 330 ms | no |" in table
