@@ -310,10 +310,23 @@ def _events_match(store: Store, session: str, ids: list[str]) -> bool:
 
 
 def _inbox(location: str, processes: int, per_process: int) -> dict[str, Any]:
+    agents: list[subprocess.Popen[str]] = []
+    try:
+        return _inbox_run(location, processes, per_process, agents)
+    finally:
+        for agent in agents:  # a failed run leaves no agent process behind
+            if agent.poll() is None:
+                agent.kill()
+                agent.wait(30)
+
+
+def _inbox_run(
+    location: str, processes: int, per_process: int, agents: list[subprocess.Popen[str]]
+) -> dict[str, Any]:
     total = processes * per_process
     store = open_store(location)
     started = time.monotonic()
-    agents = [
+    agents += [
         _spawn("ask", location, f"w{n}", str(per_process), stdin=True) for n in range(processes)
     ]
     for agent in agents:

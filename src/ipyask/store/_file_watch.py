@@ -26,6 +26,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -75,6 +76,11 @@ class FileWatch:
     ``on_write`` is called once more, and the store's feeds go back to checking on a timer.
     """
 
+    SPACING = 0.002
+    """Seconds between two calls of ``on_write``: the notices of a burst are told together."""
+    MOST_SPACING = 0.05
+    """The longest spacing, reached while writes keep coming."""
+
     def __init__(self, path: Path, on_write: Callable[[], None]) -> None:
         if not sys.platform.startswith("linux"):
             raise OSError("file-change notices are read through Linux inotify only")
@@ -101,11 +107,19 @@ class FileWatch:
             with selectors.DefaultSelector() as selector:
                 selector.register(self._fd, selectors.EVENT_READ)
                 selector.register(self._wake_read, selectors.EVENT_READ)
+                spacing = self.SPACING
                 while self.alive:
                     ready = selector.select()
                     if any(key.fileobj is self._wake_read for key, _ in ready):
                         return
-                    self._read()
+                    if not self._read():
+                        continue
+                    # A burst of commits (many processes asking at once) is told once per pause,
+                    # the pause doubling while writes keep coming: a busy store wakes each
+                    # process a few dozen times a second, an idle one's first write at once.
+                    time.sleep(spacing)
+                    busy = bool(selector.select(timeout=0))
+                    spacing = min(spacing * 2, self.MOST_SPACING) if busy else self.SPACING
         except OSError as error:  # the feeds check on a timer from now on
             log.warning(
                 "ipyask: watching the store's files failed (%s); checking on a timer", error
@@ -115,17 +129,20 @@ class FileWatch:
         finally:
             os.close(self._fd)
 
-    def _read(self) -> None:
+    def _read(self) -> bool:
+        """Read the notices waiting; whether they named the store (``on_write`` was called)."""
         try:
             data = os.read(self._fd, 64 * 1024)
         except BlockingIOError:
-            return
+            return False
         names, gone = _names(data)
         if gone:
             self.alive = False
         if gone or names & self._files:
             self.notices += 1
             self._on_write()
+            return True
+        return False
 
     def close(self) -> None:
         """Stop watching (idempotent, from any thread but the watch's own)."""
