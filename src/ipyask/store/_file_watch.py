@@ -76,10 +76,9 @@ class FileWatch:
     ``on_write`` is called once more, and the store's feeds go back to checking on a timer.
     """
 
-    SPACING = 0.002
-    """Seconds between two calls of ``on_write``: the notices of a burst are told together."""
-    MOST_SPACING = 0.05
-    """The longest spacing, reached while writes keep coming."""
+    QUIET_AFTER_NOTICE = 0.4
+    """Seconds the watch leaves the notices queued after telling of one (the feeds' timer
+    window after a write, ``SQLiteChangeFeed.AFTER_WRITE``)."""
 
     def __init__(self, path: Path, on_write: Callable[[], None]) -> None:
         if not sys.platform.startswith("linux"):
@@ -107,19 +106,15 @@ class FileWatch:
             with selectors.DefaultSelector() as selector:
                 selector.register(self._fd, selectors.EVENT_READ)
                 selector.register(self._wake_read, selectors.EVENT_READ)
-                spacing = self.SPACING
                 while self.alive:
                     ready = selector.select()
                     if any(key.fileobj is self._wake_read for key, _ in ready):
                         return
-                    if not self._read():
-                        continue
-                    # A burst of commits (many processes asking at once) is told once per pause,
-                    # the pause doubling while writes keep coming: a busy store wakes each
-                    # process a few dozen times a second, an idle one's first write at once.
-                    time.sleep(spacing)
-                    busy = bool(selector.select(timeout=0))
-                    spacing = min(spacing * 2, self.MOST_SPACING) if busy else self.SPACING
+                    if self._read():
+                        # A feed told of a write checks on its timer for a while (it follows a
+                        # burst of commits as often as before): no notice is needed meanwhile,
+                        # and a busy store wakes this thread a few times a second at most.
+                        time.sleep(self.QUIET_AFTER_NOTICE)
         except OSError as error:  # the feeds check on a timer from now on
             log.warning(
                 "ipyask: watching the store's files failed (%s); checking on a timer", error

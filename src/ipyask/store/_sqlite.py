@@ -138,6 +138,7 @@ class SQLiteStore(SQLStore):
         self._changed = threading.Condition()
         self._local_changes = 0
         self._writes_seen = 0
+        self._blocked = 0  # feeds waiting for a write notice
         """File-change notices so far: another process (or this one) wrote the store's files."""
         self._files: FileWatch | None = None
         self._files_tried = False
@@ -217,7 +218,8 @@ class SQLiteStore(SQLStore):
     def _written(self) -> None:
         with self._changed:
             self._writes_seen += 1
-            self._changed.notify_all()
+            if self._blocked:  # feeds checking on their timer are not woken
+                self._changed.notify_all()
 
     def close(self) -> None:
         with self._changed:
@@ -237,16 +239,18 @@ class SQLiteChangeFeed:
 
     The check is a read of a counter in shared memory (no disk access). Where the store's
     :class:`~ipyask.store._file_watch.FileWatch` runs, the feed checks only when the kernel says
-    the store's files were written (and a few times in the next ~60 ms, for a commit whose
-    counter moves just after its write): an idle feed costs nothing. Elsewhere it checks at an
+    the store's files were written, after checking on its timer for 0.4 s after a change (a
+    burst of commits is followed as the timer says, a commit whose counter moves just after its
+    write is not missed): an idle feed costs nothing. Elsewhere it checks at an
     interval that starts at 2 ms after a change and backs off to 200 ms while nothing happens.
     Commits through the same :class:`SQLiteStore` object wake it at once either way.
     """
 
     MIN_INTERVAL = 0.002
     MAX_INTERVAL = 0.2
-    AFTER_WRITE = 0.06
-    """How long after a write notice the feed keeps checking before it waits for the next."""
+    AFTER_WRITE = 0.4
+    """How long after a change or a write notice the feed keeps checking on its timer (as
+    often as before, in a burst of commits) before it waits for the next notice."""
 
     def __init__(self, store: SQLiteStore) -> None:
         self._store = store
@@ -258,7 +262,6 @@ class SQLiteChangeFeed:
         self._version = self._data_version()
         with store._changed:
             self._local = store._local_changes
-            self._writes = store._writes_seen
         self._interval = self.MIN_INTERVAL
         self._checked_for = 0.0  # seconds of short checks since the last notice
 
@@ -292,45 +295,62 @@ class SQLiteChangeFeed:
             if closed:
                 self._db.close()
 
-    def _pause(self, deadline: float | None) -> float | None:
-        """How long to wait before the next check (``None``: until woken); ``0``: time is up."""
-        notified = self._store.file_watch() is not None
-        pause: float | None = self._interval
-        if notified and self._checked_for >= self.AFTER_WRITE:
-            pause = None  # the next write notice wakes the feed
+    def _pause(self, deadline: float | None) -> tuple[float | None, bool]:
+        """How long to wait before the next check (``None``: until woken, ``0``: time is up),
+        and whether the feed waits for a write notice (else it checks on its timer)."""
+        blocked = self._store.file_watch() is not None and self._checked_for >= self.AFTER_WRITE
+        pause: float | None = None if blocked else self._interval
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
-                return 0.0
+                return 0.0, blocked
             pause = left if pause is None else min(pause, left)
-        return pause
+        return pause, blocked
 
     def _wait(self, timeout: float | None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
         store = self._store
         while not self._closed:
+            with store._changed:
+                writes = store._writes_seen  # a notice after this may be of a later commit
             if self._seen():
                 self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
                 return True
-            pause = self._pause(deadline)
+            pause, blocked = self._pause(deadline)
             if pause == 0.0:
                 return False
-            with store._changed:
-                if (
-                    store._local_changes == self._local
-                    and store._writes_seen == self._writes
-                    and not self._closed
-                ):
-                    store._changed.wait(pause)
-                noticed = store._writes_seen != self._writes
-                self._writes = store._writes_seen
-            if noticed:  # check at once, then briefly, while the commit's counter settles
+            if blocked and self._wait_for_notice(writes, pause):
+                # Check at once, then on the timer for a moment (a commit's counter may move
+                # just after its write), then wait for the next notice again.
                 self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
                 continue
-            if pause is not None:
-                self._checked_for += pause
-            self._interval = min(self._interval * 2, self.MAX_INTERVAL)
+            if not blocked:
+                # While checking on the timer (a burst of commits), notices do not wake the
+                # feed: it checks as often as the timer says, no more.
+                with store._changed:
+                    if store._local_changes == self._local and not self._closed:
+                        store._changed.wait(pause)
+                self._checked_for += pause if pause is not None else 0.0
+                self._interval = min(self._interval * 2, self.MAX_INTERVAL)
         return False
+
+    def _wait_for_notice(self, writes: int, pause: float | None) -> bool:
+        """Wait (at most ``pause`` seconds) for a write notice after ``writes``, a commit of
+        this store object, or :meth:`close`; whether a notice came."""
+        store = self._store
+        with store._changed:
+            store._blocked += 1
+            try:
+                while (
+                    store._writes_seen == writes
+                    and store._local_changes == self._local
+                    and not self._closed
+                ):
+                    if not store._changed.wait(pause):
+                        break
+            finally:
+                store._blocked -= 1
+            return store._writes_seen != writes
 
     def close(self) -> None:
         """Close the feed, from any thread; a ``wait`` in progress returns ``False`` soon."""
