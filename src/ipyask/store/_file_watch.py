@@ -26,7 +26,6 @@ import socket
 import struct
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -97,6 +96,7 @@ class FileWatch:
         self.alive = True
         self.notices = 0
         """How many reads of notices named the store's files (each woke the feeds once)."""
+        self._stopping = threading.Event()
         self._wake_read, self._wake_write = socket.socketpair()
         self._thread = threading.Thread(target=self._run, name="ipyask-store-files", daemon=True)
         self._thread.start()
@@ -110,11 +110,11 @@ class FileWatch:
                     ready = selector.select()
                     if any(key.fileobj is self._wake_read for key, _ in ready):
                         return
-                    if self._read():
-                        # A feed told of a write checks on its timer for a while (it follows a
-                        # burst of commits as often as before): no notice is needed meanwhile,
-                        # and a busy store wakes this thread a few times a second at most.
-                        time.sleep(self.QUIET_AFTER_NOTICE)
+                    # A feed told of a write checks on its timer for a while (it follows a
+                    # burst of commits as often as before): no notice is needed meanwhile, and
+                    # a busy store wakes this thread a few times a second at most.
+                    if self._read() and self._stopping.wait(self.QUIET_AFTER_NOTICE):
+                        return
         except OSError as error:  # the feeds check on a timer from now on
             log.warning(
                 "ipyask: watching the store's files failed (%s); checking on a timer", error
@@ -143,6 +143,7 @@ class FileWatch:
         """Stop watching (idempotent, from any thread but the watch's own)."""
         if self._wake_write.fileno() == -1:
             return
+        self._stopping.set()
         self._wake_write.send(b"x")
         self._thread.join()
         self._wake_read.close()
