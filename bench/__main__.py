@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import render_panel, report, roundtrip, scale, store, timers, waiting
+from . import mcp_roundtrip, render_panel, report, roundtrip, scale, store, timers, waiting
 from ._common import ARTIFACTS, DOCS, Result, Settings, log
 from ._machine import load_average, machine
 
@@ -30,6 +30,8 @@ SECTIONS: dict[str, Callable[[Settings], Result]] = {
     "render": render_panel.run,
     "timers": timers.run,
     "store": store.run,
+    "long_wait": store.run_long_waits,
+    "mcp": mcp_roundtrip.run,
 }
 
 

@@ -8,6 +8,9 @@
   after another (call ids and labels ``PREFIX-i``, question text ``Go on with PREFIX-i?``) and
   print their round trips in ms as one JSON line; ends at end of input.
 - ``wait LOCATION``: ask one question and wait (the idle-CPU probe).
+- ``longwait LOCATION COUNT``: ask COUNT questions one after another (call ids ``long-i``), each
+  waiting as long as the benchmark lets it; print ``{"i", "at"}`` as each answer arrives (``at``:
+  ``time.monotonic()``, CLOCK_MONOTONIC, which the benchmark process shares).
 """
 
 from __future__ import annotations
@@ -60,11 +63,24 @@ async def wait(location: str) -> None:
         await connection.ask(_request("idle-0"))
 
 
+async def longwait(location: str, count: int) -> None:
+    async with ipyask.connect(location, agent="longwait") as connection:
+        for i in range(count):
+            call_id = f"long-{i}"
+            answer = await connection.ask(_request(call_id))
+            at = time.monotonic()
+            if answer.answers[0].selected != [call_id]:
+                raise RuntimeError(f"{call_id} got another question's answer: {answer}")
+            print(json.dumps({"i": i, "at": at}), flush=True)
+
+
 if __name__ == "__main__":
     mode, location, *rest = sys.argv[1:]
     if mode == "ask":
         asyncio.run(ask(location, rest[0], int(rest[1])))
     elif mode == "roundtrip":
         asyncio.run(roundtrip(location))
+    elif mode == "longwait":
+        asyncio.run(longwait(location, int(rest[0])))
     else:
         asyncio.run(wait(location))

@@ -11,6 +11,10 @@
 - **Idle CPU**: an agent process waiting for an answer, and the kernel with an inbox panel open
   on the store showing that question, sampled together over one window (``/proc/<pid>/stat``);
   the same kernel with no inbox open is the baseline.
+- **Answer after a long wait**: an agent process asks, the benchmark lets it wait (long enough
+  for any back-off to reach its longest interval), samples the agent's CPU and wake-ups over that
+  wait, then commits the answer; the latency is from the commit's return to the agent having
+  the answer (``time.monotonic`` in both processes: CLOCK_MONOTONIC is shared).
 - **One inbox, many processes**: 50 agent processes ask 200 questions each at once (10,000
   pending); once all are in the store this process answers every one (question *i* gets its call
   id as its label). Checked by ids and answers: every process got exactly its own answers, each
@@ -214,6 +218,57 @@ def _idle(bench: KernelBench, location: str, window_s: float) -> dict[str, Any]:
     }
 
 
+# -- answer after a long wait -------------------------------------------------------------------
+
+
+def _pending_call(store: Store, call_id: str, agent: subprocess.Popen[str]) -> str:
+    """The record id of ``call_id`` once it is pending (checked every 10 ms)."""
+    deadline = time.monotonic() + 60
+    while True:
+        record = store.question_for_call("longwait", call_id)
+        if record is not None and record.terminal is None:
+            return record.id
+        if agent.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the agent did not ask {call_id} (exit {agent.poll()})")
+        time.sleep(0.01)
+
+
+def _long_waits(location: str, rounds: int, wait_s: float) -> dict[str, Any]:
+    """``rounds`` questions, each answered after ``wait_s`` of waiting: commit → agent has it."""
+    agent = _spawn("longwait", location, str(rounds))
+    assert agent.stdout is not None
+    store = open_store(location)
+    latencies: list[float] = []
+    cpu = switches = wall = 0.0
+    try:
+        for i in range(rounds):
+            record_id = _pending_call(store, f"long-{i}", agent)
+            first = proc_sample(agent.pid)
+            time.sleep(wait_s)
+            last = proc_sample(agent.pid)
+            cpu, wall = cpu + last.cpu - first.cpu, wall + last.at - first.at
+            switches += last.switches - first.switches
+            if _answer(store, record_id, f"long-{i}") != "accepted":
+                raise RuntimeError(f"long-{i} was not pending")
+            committed = time.monotonic()
+            line = agent.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the agent process ended (exit {agent.wait(30)})")
+            latencies.append((json.loads(line)["at"] - committed) * 1000)
+        answered = agent.wait(60) == 0
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+        store.close()
+    return {
+        "wait_s": wait_s,
+        "stats": summary(latencies),
+        "samples": latencies,
+        "agent": {"cpu_percent": 100 * cpu / wall, "wakeups_per_s": switches / wall},
+        "all_answered": answered and len(latencies) == rounds,
+    }
+
+
 # -- one inbox, many processes --------------------------------------------------------------------
 
 
@@ -255,10 +310,23 @@ def _events_match(store: Store, session: str, ids: list[str]) -> bool:
 
 
 def _inbox(location: str, processes: int, per_process: int) -> dict[str, Any]:
+    agents: list[subprocess.Popen[str]] = []
+    try:
+        return _inbox_run(location, processes, per_process, agents)
+    finally:
+        for agent in agents:  # a failed run leaves no agent process behind
+            if agent.poll() is None:
+                agent.kill()
+                agent.wait(30)
+
+
+def _inbox_run(
+    location: str, processes: int, per_process: int, agents: list[subprocess.Popen[str]]
+) -> dict[str, Any]:
     total = processes * per_process
     store = open_store(location)
     started = time.monotonic()
-    agents = [
+    agents += [
         _spawn("ask", location, f"w{n}", str(per_process), stdin=True) for n in range(processes)
     ]
     for agent in agents:
@@ -360,4 +428,15 @@ def run(settings: Settings) -> Result:
         for name, fresh in backends.items():
             log(f"store: {processes * per_process:,} pending from {processes} processes ({name})")
             result["backends"][name]["inbox"] = _inbox(fresh(), processes, per_process)
+    return result
+
+
+def run_long_waits(settings: Settings) -> Result:
+    """The *answer after a long wait* rows, for each store."""
+    rounds, wait_s = settings.pick(10, 3), settings.seconds(3.0, 1.0)
+    result: Result = {"backends": {}}
+    with _backends() as backends:
+        for name, fresh in backends.items():
+            log(f"long wait: {rounds} answers after {wait_s:.0f} s of waiting each ({name})")
+            result["backends"][name] = _long_waits(fresh(), rounds, wait_s)
     return result

@@ -21,8 +21,8 @@ from ._abort import AbortSignal
 from ._agents import Agent
 from ._answer_checks import check_batch
 from ._answered_by import AnsweredBy, Door, answered_by
-from ._backoff import Backoff, Pause
-from ._clock import Clock, ThreadClock
+from ._backoff import Backoff
+from ._clock import Clock, ThreadClock, TimerHandle
 from ._errors import UserQuestionError, restore_error
 from ._events import (
     QuestionAnsweredEvent,
@@ -36,7 +36,6 @@ from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQues
 from ._waterfall import Waterfall
 from .errors import NotAssigneeError
 from .store import (
-    ChangeFeed,
     ClaimResult,
     ErrorInfo,
     QuestionRecord,
@@ -44,6 +43,7 @@ from .store import (
     StoreUnavailableError,
     Terminal,
 )
+from .store._follow import Subscription, follower_of
 from .store._records import accepted, claim_of
 
 __all__ = [
@@ -554,15 +554,15 @@ class DurableAsks:
 
 
 class _StoreWatch:
-    """A thread that, while askers wait on a store, reads their sessions' new events.
+    """While askers wait on a store, reads their sessions' new events as the store changes.
 
-    It wakes on the store's change feed, brings each waiting session up to date and hands the
-    events it had not yet read to ``on_events`` (whoever brought them in). A store that cannot be
-    reached (:class:`StoreUnavailableError`) is read again at backed-off delays on ``clock``, for
-    as long as askers wait: what was committed meanwhile is in the sessions it reads then.
+    It subscribes to the store's one :class:`~ipyask.store._follow.StoreFollower` of this process
+    (shared with the inbox): at each change, and after each quiet second, it brings each waiting
+    session up to date and hands the events it had not yet read to ``on_events`` (whoever brought
+    them in). A store that cannot be reached (:class:`StoreUnavailableError`) is read again at
+    backed-off delays on ``clock``, for as long as askers wait: what was committed meanwhile is
+    in the sessions it reads then.
     """
-
-    IDLE_WAIT = 1.0
 
     def __init__(
         self,
@@ -573,26 +573,39 @@ class _StoreWatch:
         self._store = store
         self._on_events = on_events
         self._backoff = Backoff()
-        self._pause = Pause(clock if clock is not None else ThreadClock())
+        self._clock: Clock = clock if clock is not None else ThreadClock()
         self.outages = 0
         """How many times the store could not be read (each retried after a backed-off pause)."""
         self._lock = threading.Lock()
+        self._reading = threading.Lock()  # one read at a time: the follower's or a retry's
         self._waiters: set[_Waiter] = set()
         self._read: dict[int, int] = {}
-        self._thread: threading.Thread | None = None
-        self._feed: ChangeFeed | None = None
+        self._subscription = Subscription(self._changed, self._sessions, also_when_idle=True)
+        self._unsubscribe: Callable[[], None] | None = None
+        self._retry: TimerHandle | None = None
+        self._subscribing = False
         self._stopped = False
 
     def add(self, waiter: _Waiter) -> None:
         with self._lock:
             self._waiters.add(waiter)
             self._read.setdefault(id(waiter.session), len(waiter.session.events))
-            if self._thread is None and not self._stopped:
-                self._feed = self._store.changes(self._sessions)
-                self._thread = threading.Thread(
-                    target=self._run, name="ipyask-store-watch", daemon=True
-                )
-                self._thread.start()
+            first = self._unsubscribe is None and not self._stopped and not self._subscribing
+            self._subscribing = self._subscribing or first
+        follower = follower_of(self._store)
+        if not first:  # a PostgreSQL feed listens for the asker's session before this returns
+            follower.sessions_changed()
+            return
+        # Outside the lock (the feed reads the sessions): its feed is open, listening for the
+        # asker's session, when this returns, so no change committed after it is missed.
+        unsubscribe = follower.subscribe(self._subscription)
+        with self._lock:
+            self._subscribing = False
+            stopped = self._stopped or not self._waiters
+            if not stopped:
+                self._unsubscribe = unsubscribe
+        if stopped:
+            unsubscribe()
 
     def _sessions(self) -> set[str]:
         """The sessions the askers wait in (their changes wake the watch)."""
@@ -604,29 +617,32 @@ class _StoreWatch:
             self._waiters.discard(waiter)
             if not any(w.session is waiter.session for w in self._waiters):
                 self._read.pop(id(waiter.session), None)
+            unsubscribe = self._unsubscribe if not self._waiters else None
+            if unsubscribe is not None:
+                self._unsubscribe = None
+        if unsubscribe is not None:
+            unsubscribe()
 
-    def _run(self) -> None:
-        feed = self._feed
-        assert feed is not None
-        try:
-            while True:
-                with self._lock:
-                    if self._stopped or not self._waiters:
-                        self._thread = None
-                        self._feed = None
-                        break
-                    sessions = {id(w.session): w.session for w in self._waiters}
-                try:
-                    self._read_sessions(sessions)
-                except StoreUnavailableError as error:
-                    self._wait_out(error)  # stopped meanwhile: the loop ends at its top
-                    continue
-                self._backoff.reset()
-                feed.wait(self.IDLE_WAIT)
-        except Exception:  # not a fault of the store: the askers keep waiting for local answers
-            log.exception("ipyask: watching the store %s failed", self._store.location)
-        finally:
-            feed.close()
+    def _changed(self) -> None:
+        """The store changed (or a quiet second passed): read the sessions, unless a retry
+        after a fault is due (it reads them then)."""
+        with self._lock:
+            if self._retry is not None:
+                return
+        self._read_now()
+
+    def _read_now(self) -> None:
+        with self._reading:
+            with self._lock:
+                if self._stopped or not self._waiters:
+                    return
+                sessions = {id(w.session): w.session for w in self._waiters}
+            try:
+                self._read_sessions(sessions)
+            except StoreUnavailableError as error:
+                self._wait_out(error)
+                return
+            self._backoff.reset()
 
     def _read_sessions(self, sessions: Mapping[int, Session]) -> None:
         for key, session in sessions.items():
@@ -638,7 +654,7 @@ class _StoreWatch:
             self._on_events(events[start:])
 
     def _wait_out(self, error: StoreUnavailableError) -> None:
-        """Pause before reading the store again (less if the watch is stopped meanwhile)."""
+        """Read the store again after a backed-off pause on the clock."""
         self.outages += 1
         delay = self._backoff.next_ms()
         # One warning an outage; its retries at debug level.
@@ -650,15 +666,24 @@ class _StoreWatch:
             error,
             delay / 1000,
         )
-        self._pause.sleep(delay)
+        with self._lock:
+            if not self._stopped:
+                self._retry = self._clock.call_later(delay, self._retried)
+
+    def _retried(self) -> None:
+        with self._lock:
+            self._retry = None
+        self._read_now()
 
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
-            feed = self._feed
-        self._pause.wake()
-        if feed is not None:
-            feed.close()
+            retry, self._retry = self._retry, None
+            unsubscribe, self._unsubscribe = self._unsubscribe, None
+        if retry is not None:
+            retry.cancel()
+        if unsubscribe is not None:
+            unsubscribe()
 
 
 def _wire(request: AskUserQuestionRequest) -> list[dict[str, Any]]:

@@ -12,13 +12,17 @@ import pytest
 
 import ipyask
 from ipyask.store import PostgresStore, Store, Terminal, open_store
+from ipyask.store._postgres import CHANNEL, session_channel
 from ipyask.testing import ManualClock, new_database
 
 pytestmark = pytest.mark.postgres
 
 psycopg = pytest.importorskip("psycopg")
 
-LISTENING = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = %s"
+LISTENING = (
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+    " AND (query LIKE %s OR query LIKE %s)"
+)
 
 
 @pytest.fixture
@@ -34,8 +38,8 @@ def observer(location: str) -> Iterator[Any]:
 
 
 def listening(observer: Any) -> set[int]:
-    """Backend pids whose last statement is the change feed's ``LISTEN``."""
-    return {row[0] for row in observer.execute(LISTENING, ("LISTEN ipyask_changes",))}
+    """Backend pids whose last statement is a change feed's ``LISTEN`` (or ``UNLISTEN``)."""
+    return {row[0] for row in observer.execute(LISTENING, ("LISTEN %", "UNLISTEN %"))}
 
 
 def eventually(check: Callable[[], bool], seconds: float = 5.0) -> bool:
@@ -171,3 +175,46 @@ def test_a_feed_that_follows_sessions_wakes_only_for_theirs(location: str) -> No
         every.close()
         watcher.close()
         writer.close()
+
+
+def test_a_listener_hears_only_the_sessions_its_feeds_follow(location: str) -> None:
+    """An agent's process is not woken by other sessions' commits; an inbox's hears them all."""
+    watcher, writer = PostgresStore(location), PostgresStore(location)
+    followed = {"s1"}
+    feed = watcher.changes(sessions=lambda: followed)
+    listener = watcher._listener
+    assert listener is not None
+    try:
+        assert listener.channels == {session_channel("s1")}
+        writer.append_event("s2", {"type": "turn/start", "turn": 1})
+        writer.append_event("s1", {"type": "turn/start", "turn": 1})
+        assert feed.wait(5.0) is True
+        assert listener.notifications == 1  # s1's only: s2's commit never reached this process
+        followed.add("s2")
+        feed.sessions_changed()  # listening for s2 when this returns
+        assert listener.channels == {session_channel("s1"), session_channel("s2")}
+        writer.append_event("s2", {"type": "turn/end", "turn": 1})
+        assert feed.wait(5.0) is True
+        every = watcher.changes()
+        assert listener.channels == {CHANNEL}
+        writer.append_event("s3", {"type": "turn/start", "turn": 1})
+        assert every.wait(5.0) is True
+        every.close()
+    finally:
+        feed.close()
+        watcher.close()
+        writer.close()
+
+
+def test_a_transaction_notifies_each_session_once_on_each_channel(
+    location: str, observer: Any
+) -> None:
+    store = PostgresStore(location)
+    observer.execute(f"LISTEN {CHANNEL}")
+    observer.execute(f'LISTEN "{session_channel("s1")}"')
+    try:
+        store.open_question("s1", "c1", [{"id": "q", "question": "Go?"}], request_id="r1")
+        heard = [(n.channel, n.payload) for n in observer.notifies(timeout=1.0, stop_after=3)]
+        assert sorted(heard) == sorted([(CHANNEL, "s1"), (session_channel("s1"), "s1")])
+    finally:
+        store.close()

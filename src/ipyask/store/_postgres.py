@@ -1,10 +1,12 @@
 """``PostgresStore``: one inbox shared across machines, through PostgreSQL (psycopg 3).
 
 Needs the ``postgres`` extra (``pip install 'ipyask[postgres]'``); psycopg is imported only when
-a PostgreSQL store is opened. A write that changes a session's log notifies ``ipyask_changes``
-with the session's id when it commits, so a waiting process wakes as the answer commits: each
-store keeps one connection that ``LISTEN``s, and its change feeds wait on it (a feed that follows
-some sessions only wakes for theirs).
+a PostgreSQL store is opened. A transaction that changes session logs notifies, once per session
+when it commits, ``ipyask_changes`` and the session's own channel (:func:`session_channel`), each
+with the session's id, so a waiting process wakes as the answer commits: each store keeps one
+connection that ``LISTEN``s, and its change feeds wait on it. The connection listens on
+``ipyask_changes`` only while a feed follows every session (an inbox); otherwise on the channels
+of the sessions its feeds follow, so an agent's process is not woken by other agents' commits.
 
 Faults heal by themselves: a statement that finds its connection lost (a server restart, a
 terminated backend, a dropped network) runs once more on a new connection, and a store that
@@ -15,6 +17,7 @@ changed during the outage.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import selectors
@@ -28,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._backoff import Backoff, Pause
 from .._clock import Clock, ThreadClock
 from ._faults import StoreUnavailableError
+from ._follow import EverySession
 from ._migrations import ELSEWHERE, POSTGRES_STEPS, SCHEMA_VERSION, StoreOpenError, check_version
 from ._sql import SQLStore, queries
 
@@ -43,10 +47,21 @@ __all__ = [
     "PostgresStore",
     "connect",
     "import_psycopg",
+    "session_channel",
 ]
 
 CHANNEL = "ipyask_changes"
-"""The ``LISTEN``/``NOTIFY`` channel; a notification's payload is the changed session's id."""
+"""The ``LISTEN``/``NOTIFY`` channel of every change; a notification's payload is the changed
+session's id."""
+
+MOST_SESSION_CHANNELS = 256
+"""Past this many followed sessions a listener listens on :data:`CHANNEL` instead."""
+
+
+def session_channel(session_id: str) -> str:
+    """The channel of one session's changes (a hash: a channel name is at most 63 bytes)."""
+    return "ipyask_s_" + hashlib.sha256(session_id.encode()).hexdigest()[:32]
+
 
 _MIGRATION_LOCK = 0x1BA5_0001  # an advisory lock key: one migrating process at a time
 
@@ -134,6 +149,8 @@ class PostgresStore(SQLStore):
         self.conninfo = conninfo
         self._location = _safe_location(conninfo)
         self._lock = threading.RLock()
+        self._touched: set[str] = set()
+        """The sessions the current write transaction changed."""
         try:
             self._db: psycopg.Connection[Any] = connect(conninfo)
         except pg.OperationalError as error:  # a server down or restarting: a fault that passes
@@ -241,13 +258,27 @@ class PostgresStore(SQLStore):
     @contextmanager
     def _write(self) -> Iterator[psycopg.Connection[Any]]:
         with self._lock, self._db.transaction():
+            self._touched = set()
             yield self._db
+            self._notify(self._touched)
+
+    def _notify(self, sessions: set[str]) -> None:
+        """One notification per changed session on each of its channels, in one statement;
+        PostgreSQL sends them when the transaction commits."""
+        if not sessions:
+            return
+        ordered = sorted(sessions)
+        channels = [CHANNEL] * len(ordered) + [session_channel(s) for s in ordered]
+        self._db.execute(
+            "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS n(c, p)",
+            (channels, ordered * 2),
+        )
 
     def _append(
         self, db: psycopg.Connection[Any], session_id: str, event: Mapping[str, Any]
     ) -> int:
         seq = super()._append(db, session_id, event)
-        db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, session_id))  # sent at the commit
+        self._touched.add(session_id)  # notified once, at the end of the transaction
         return seq
 
     def _to_json(self, value: Any) -> Any:
@@ -284,17 +315,26 @@ ANY_SESSION = ""
 
 
 class ChangeListener:
-    """One ``LISTEN ipyask_changes`` connection of a store, shared by all its change feeds.
+    """One ``LISTEN`` connection of a store, shared by all its change feeds.
 
-    A thread blocks on the connection's socket (and on a socket pair that :meth:`close` wakes), so
-    an idle listener costs no CPU and no wake-ups; each batch of notifications is handed to every
-    feed, which decides whether it concerns its waiter. One connection per store, opened with its
+    A thread blocks on the connection's socket (and on a socket pair that wakes it), so an idle
+    listener costs no CPU and no wake-ups; each batch of notifications is handed to every feed,
+    which decides whether it concerns its waiter. One connection per store, opened with its
     first feed: opening one per wait cost a connection set-up on every question.
 
+    It listens on :data:`CHANNEL` while some feed follows every session, else on the channels of
+    the sessions its feeds follow (:func:`session_channel`), brought up to date by the thread
+    when a feed opens or says its sessions changed (:meth:`listen_for_feeds`, which returns once
+    the thread listens).
+
     A lost connection is opened again by the same thread, at backed-off delays on ``clock``; once
-    it ``LISTEN``s again every feed wakes (as for a change that names no session), so its waiter
+    it listens again every feed wakes (as for a change that names no session), so its waiter
     reads what it may have missed meanwhile.
     """
+
+    SYNC_WAIT = 5.0
+    """Longest wait for the thread to listen for new sessions (a slow server: the feeds' waiters
+    read their sessions once a quiet second anyway)."""
 
     def __init__(self, conninfo: str, clock: Clock, location: str = "<postgresql>") -> None:
         pg = import_psycopg()
@@ -311,25 +351,22 @@ class ChangeListener:
         self.reconnects = 0
         """How many times the connection was opened again after a fault."""
         self.closed = False
+        self.channels: set[str] = set()
+        """The channels the connection listens on (read by the listener's thread)."""
+        self.notifications = 0
+        """How many notifications the connection received (each woke this process)."""
         self._feeds: set[PostgresChangeFeed] = set()
+        self._requested = 0  # listen_for_feeds calls, and how many the thread has served
+        self._served = 0
         self._db: psycopg.Connection[Any] | None = None
         try:
-            self._db = self._connect()
+            self._db = connect(conninfo)
         except (self._error, OSError) as error:  # the thread keeps trying
             self.failure = error
         # A socket pair, not a pipe: selectors on Windows wait on sockets only.
         self._wake_read, self._wake_write = socket.socketpair()
         self._thread = threading.Thread(target=self._run, name="ipyask-listen", daemon=True)
         self._thread.start()
-
-    def _connect(self) -> psycopg.Connection[Any]:
-        db = connect(self._conninfo)
-        try:
-            db.execute(f"LISTEN {CHANNEL}")
-        except BaseException:
-            db.close()
-            raise
-        return db
 
     @property
     def broken(self) -> bool:
@@ -339,11 +376,70 @@ class ChangeListener:
     def subscribe(self, feed: PostgresChangeFeed) -> None:
         with self.changed:
             self._feeds.add(feed)
+        self.listen_for_feeds()
 
     def unsubscribe(self, feed: PostgresChangeFeed) -> None:
         with self.changed:
             self._feeds.discard(feed)
             self.changed.notify_all()
+
+    def listen_for_feeds(self) -> None:
+        """Have the thread listen on the channels the feeds follow now; returns once it does
+        (at once while the connection is down: reopening it listens for them)."""
+        if threading.current_thread() is self._thread:
+            return
+        with self.changed:
+            if self.closed or self._db is None:
+                return
+            self._requested += 1
+            ticket = self._requested
+        self._wake_write.send(b"s")
+        with self.changed:
+            served = self.changed.wait_for(
+                lambda: self._served >= ticket or self.closed or self._db is None,
+                self.SYNC_WAIT,
+            )
+        if not served:
+            log.warning("ipyask: the store %s did not listen for new sessions yet", self._location)
+
+    def _wanted(self) -> set[str]:
+        """The channels the feeds follow (their sessions are read outside the lock)."""
+        with self.changed:
+            feeds = list(self._feeds)
+        sessions: set[str] = set()
+        for feed in feeds:
+            followed = feed.followed()
+            if followed is None:
+                return {CHANNEL}
+            sessions.update(followed)
+        if len(sessions) > MOST_SESSION_CHANNELS:
+            return {CHANNEL}
+        return {session_channel(session) for session in sessions}
+
+    def _sync(self, db: psycopg.Connection[Any]) -> set[str]:
+        """Listen on what the feeds follow now; the sessions notified meanwhile."""
+        with self.changed:
+            ticket = self._requested
+        wanted = self._wanted()
+        received: set[str] = set()
+
+        def keep(notification: Any) -> None:  # arrived while a statement ran
+            self.notifications += 1
+            received.add(notification.payload)
+
+        db.add_notify_handler(keep)
+        try:
+            for channel in sorted(wanted - self.channels):
+                db.execute(f'LISTEN "{channel}"')
+            for channel in sorted(self.channels - wanted):
+                db.execute(f'UNLISTEN "{channel}"')
+        finally:
+            db.remove_notify_handler(keep)
+        self.channels = wanted
+        with self.changed:
+            self._served = max(self._served, ticket)
+            self.changed.notify_all()
+        return received
 
     def _run(self) -> None:
         while not self.closed:
@@ -362,9 +458,11 @@ class ChangeListener:
         db.close()
         with self.changed:
             self._db = None
+            self.channels = set()
             if self.closed:
                 return
             self.failure = error
+            self.changed.notify_all()  # a listen_for_feeds in progress returns
         log.warning(
             "ipyask: listening to the store %s lost its connection (%s); reconnecting",
             self._location,
@@ -375,10 +473,12 @@ class ChangeListener:
         """A new listening connection, retried at backed-off delays; ``None`` once closed."""
         while self._pause.sleep(self._backoff.next_ms()):
             try:
-                db = self._connect()
+                db = connect(self._conninfo)
+                self._sync(db)
             except (self._error, OSError) as error:
                 with self.changed:
                     self.failure = error
+                    self.channels = set()
                 continue
             with self.changed:
                 if self.closed:
@@ -395,25 +495,33 @@ class ChangeListener:
             return db
         return None
 
+    def _deliver(self, sessions: set[str]) -> None:
+        if sessions:
+            with self.changed:
+                for feed in self._feeds:
+                    feed.pending |= sessions
+                self.changed.notify_all()
+
     def _listen(self, db: psycopg.Connection[Any]) -> None:
         pgconn = db.pgconn
         encoding = db.info.encoding
+        self._deliver(self._sync(db))
         with selectors.DefaultSelector() as selector:
             selector.register(pgconn.socket, selectors.EVENT_READ)
             selector.register(self._wake_read, selectors.EVENT_READ)
             while True:
                 ready = selector.select()
-                if any(key.fileobj is self._wake_read for key, _ in ready):
-                    return
-                pgconn.consume_input()
                 sessions: set[str] = set()
+                if any(key.fileobj is self._wake_read for key, _ in ready):
+                    self._wake_read.recv(4096)
+                    if self.closed:
+                        return
+                    sessions = self._sync(db)
+                pgconn.consume_input()
                 while (notification := pgconn.notifies()) is not None:
+                    self.notifications += 1
                     sessions.add(notification.extra.decode(encoding, "replace"))
-                if sessions:
-                    with self.changed:
-                        for feed in self._feeds:
-                            feed.pending |= sessions
-                        self.changed.notify_all()
+                self._deliver(sessions)
 
     def close(self) -> None:
         """Stop listening and close the connection (idempotent, from any thread)."""
@@ -438,7 +546,8 @@ class PostgresChangeFeed:
     """A waiter on its store's :class:`ChangeListener`: wakes on the commit, idle costs nothing.
 
     With ``sessions``, it wakes only for changes to the sessions that callable returns when the
-    change arrives (and for notifications that name no session).
+    change arrives (and for notifications that name no session); its listener listens for them
+    when the feed opens and after each :meth:`sessions_changed`.
     """
 
     def __init__(
@@ -451,11 +560,22 @@ class PostgresChangeFeed:
         """Sessions changed since the last :meth:`wait` returned (filled by the listener)."""
         listener.subscribe(self)
 
-    def _concerns(self, changed: set[str]) -> bool:
-        if self._sessions is None or ANY_SESSION in changed:
-            return True
+    def followed(self) -> Collection[str] | None:
+        """The sessions the feed follows now; ``None`` for every session."""
+        if self._sessions is None:
+            return None
         followed = self._sessions()  # outside the listener's lock: it takes its owner's locks
-        return any(session in followed for session in changed)
+        return None if isinstance(followed, EverySession) else followed
+
+    def sessions_changed(self) -> None:
+        """The feed follows sessions it did not: listen for them before this returns."""
+        self._listener.listen_for_feeds()
+
+    def _concerns(self, changed: set[str]) -> bool:
+        if ANY_SESSION in changed:
+            return True
+        followed = self.followed()
+        return followed is None or any(session in followed for session in changed)
 
     def wait(self, timeout: float | None) -> bool:
         listener = self._listener

@@ -24,8 +24,9 @@ class ChangeFeed(Protocol):
 
     def wait(self, timeout: float | None) -> bool:
         """Block until a change is committed after the previous call (or after the feed opened);
-        ``False`` when ``timeout`` seconds passed without one. Costs no CPU while idle beyond a
-        cheap check at a backed-off interval (SQLite) or nothing at all (PostgreSQL)."""
+        ``False`` when ``timeout`` seconds passed without one. Costs nothing while idle where the
+        store is told of commits (PostgreSQL; SQLite on Linux), else a cheap check at a
+        backed-off interval."""
         ...
 
     def close(self) -> None:

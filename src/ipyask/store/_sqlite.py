@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ._faults import Fault, StoreUnavailableError
+from ._file_watch import FileWatch, open_file_watch
 from ._migrations import ELSEWHERE, SCHEMA_VERSION, SQLITE_STEPS, StoreOpenError, check_version
 from ._sql import SQLStore, queries
 
@@ -136,6 +137,11 @@ class SQLiteStore(SQLStore):
         self._lock = threading.RLock()
         self._changed = threading.Condition()
         self._local_changes = 0
+        self._writes_seen = 0
+        self._blocked = 0  # feeds waiting for a write notice
+        """File-change notices so far: another process (or this one) wrote the store's files."""
+        self._files: FileWatch | None = None
+        self._files_tried = False
         self._db = _open_unchanged(self.path)
         try:
             self._db.execute("PRAGMA journal_mode = WAL")
@@ -196,9 +202,31 @@ class SQLiteStore(SQLStore):
         pass  # BEGIN IMMEDIATE already excludes every other writer
 
     def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> SQLiteChangeFeed:
+        self.file_watch()  # before the feed reads its first version: no write after it is missed
         return SQLiteChangeFeed(self)  # a change does not say its session: every one wakes
 
+    def file_watch(self) -> FileWatch | None:
+        """The store's one watch of its files (opened with the first feed), or ``None`` where
+        the kernel gives no notices or it ended: the feeds then check on a timer."""
+        with self._changed:
+            if not self._files_tried:
+                self._files_tried = True
+                self._files = open_file_watch(self.path, self._written)
+            files = self._files
+        return files if files is not None and files.alive else None
+
+    def _written(self) -> None:
+        with self._changed:
+            self._writes_seen += 1
+            if self._blocked:  # feeds checking on their timer are not woken
+                self._changed.notify_all()
+
     def close(self) -> None:
+        with self._changed:
+            files, self._files = self._files, None
+            self._files_tried = True  # a closed store opens no new watch
+        if files is not None:
+            files.close()
         with self._lock:
             self._db.close()
 
@@ -209,25 +237,36 @@ class SQLiteStore(SQLStore):
 class SQLiteChangeFeed:
     """Notices commits by any process with ``PRAGMA data_version`` on its own connection.
 
-    The check is a read of a counter in shared memory (no disk access), made at an interval that
-    starts at 2 ms after a change and backs off to 200 ms while nothing happens; commits through
-    the same :class:`SQLiteStore` object wake it at once.
+    The check is a read of a counter in shared memory (no disk access). Where the store's
+    :class:`~ipyask.store._file_watch.FileWatch` runs, the feed checks only when the kernel says
+    the store's files were written, after checking on its timer for 0.4 s after a change (a
+    burst of commits is followed as the timer says, a commit whose counter moves just after its
+    write is not missed): an idle feed costs nothing. Elsewhere it checks at an
+    interval that starts at 2 ms after a change and backs off to 200 ms while nothing happens.
+    Commits through the same :class:`SQLiteStore` object wake it at once either way.
     """
 
     MIN_INTERVAL = 0.002
     MAX_INTERVAL = 0.2
+    AFTER_WRITE = 0.4
+    """How long after a change or a write notice the feed keeps checking on its timer (as
+    often as before, in a burst of commits) before it waits for the next notice."""
 
     def __init__(self, store: SQLiteStore) -> None:
         self._store = store
         self._db = _connect(store.path)
         self._closed = False
         self._waiting = False
+        self.checks = 0
+        """How many times the feed read ``data_version`` (what an idle feed costs)."""
         self._version = self._data_version()
         with store._changed:
             self._local = store._local_changes
         self._interval = self.MIN_INTERVAL
+        self._checked_for = 0.0  # seconds of short checks since the last notice
 
     def _data_version(self) -> int:
+        self.checks += 1
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
 
     def _seen(self) -> bool:
@@ -256,23 +295,62 @@ class SQLiteChangeFeed:
             if closed:
                 self._db.close()
 
+    def _pause(self, deadline: float | None) -> tuple[float | None, bool]:
+        """How long to wait before the next check (``None``: until woken, ``0``: time is up),
+        and whether the feed waits for a write notice (else it checks on its timer)."""
+        blocked = self._store.file_watch() is not None and self._checked_for >= self.AFTER_WRITE
+        pause: float | None = None if blocked else self._interval
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return 0.0, blocked
+            pause = left if pause is None else min(pause, left)
+        return pause, blocked
+
     def _wait(self, timeout: float | None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
+        store = self._store
         while not self._closed:
+            with store._changed:
+                writes = store._writes_seen  # a notice after this may be of a later commit
             if self._seen():
-                self._interval = self.MIN_INTERVAL
+                self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
                 return True
-            pause = self._interval
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                pause = min(pause, left)
-            with self._store._changed:
-                if self._store._local_changes == self._local and not self._closed:
-                    self._store._changed.wait(pause)
-            self._interval = min(self._interval * 2, self.MAX_INTERVAL)
+            pause, blocked = self._pause(deadline)
+            if pause == 0.0:
+                return False
+            if blocked and self._wait_for_notice(writes, pause):
+                # Check at once, then on the timer for a moment (a commit's counter may move
+                # just after its write), then wait for the next notice again.
+                self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
+                continue
+            if not blocked:
+                # While checking on the timer (a burst of commits), notices do not wake the
+                # feed: it checks as often as the timer says, no more.
+                with store._changed:
+                    if store._local_changes == self._local and not self._closed:
+                        store._changed.wait(pause)
+                self._checked_for += pause if pause is not None else 0.0
+                self._interval = min(self._interval * 2, self.MAX_INTERVAL)
         return False
+
+    def _wait_for_notice(self, writes: int, pause: float | None) -> bool:
+        """Wait (at most ``pause`` seconds) for a write notice after ``writes``, a commit of
+        this store object, or :meth:`close`; whether a notice came."""
+        store = self._store
+        with store._changed:
+            store._blocked += 1
+            try:
+                while (
+                    store._writes_seen == writes
+                    and store._local_changes == self._local
+                    and not self._closed
+                ):
+                    if not store._changed.wait(pause):
+                        break
+            finally:
+                store._blocked -= 1
+            return store._writes_seen != writes
 
     def close(self) -> None:
         """Close the feed, from any thread; a ``wait`` in progress returns ``False`` soon."""

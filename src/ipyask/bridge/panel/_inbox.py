@@ -3,8 +3,10 @@
 A panel on a store is its shared inbox: every open question in the store (of this kernel, of an
 earlier run of it, of a worker, a script or another kernel) is a card. The store is the one
 record: answering a card is a claim on the store, and the first claim of any view or process
-wins; a card settles when the store says its question settled, whoever settled it. A thread waits
-on the store's change feed (no busy polling) and hands each change to the panel's event loop.
+wins; a card settles when the store says its question settled, whoever settled it. The store's
+one follower in this process (:func:`~ipyask.store._follow.follower_of`, shared with the durable
+asks waiting on the store) wakes on each commit, without busy polling, and the inbox hands the
+change to the panel's event loop.
 
 A store that cannot be reached or written (:class:`~ipyask.store.StoreUnavailableError`) loses
 nothing: reading it is retried at backed-off delays, and an answer that could not be saved stays
@@ -24,14 +26,13 @@ import threading
 from collections.abc import Awaitable, Callable
 
 from ..._answered_by import Door
-from ..._backoff import Backoff, Pause
+from ..._backoff import Backoff
 from ..._clock import ThreadClock, TimerHandle
 from ..._service import UserQuestions
 from ..._settlement import Settlement
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ..._waterfall import Next
 from ...store import (
-    ChangeFeed,
     ClaimResult,
     Fault,
     QuestionRecord,
@@ -39,6 +40,7 @@ from ...store import (
     StoreUnavailableError,
     Terminal,
 )
+from ...store._follow import Subscription, follower_of
 from ...widget import Card, CardSource, NoticeCode, QuestionWidget
 from ._answer_loop import call_on
 from ._card_outcomes import CardOutcomes
@@ -137,9 +139,6 @@ class InboxCards:
     running when the inbox starts (at once, on the feed's thread, when there is none).
     """
 
-    IDLE_WAIT = 1.0
-    """Longest single wait on the feed; between waits the thread checks whether to stop."""
-
     def __init__(
         self,
         service: UserQuestions,
@@ -158,8 +157,7 @@ class InboxCards:
         self._settled: set[str] = set()
         self._holds: dict[str, Settlement[PassOn]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._feed: ChangeFeed | None = None
-        self._thread: threading.Thread | None = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._refresh_due = False
         self._stopped = False
         # each answer waiting for the store, with who gave it and through which door
@@ -168,48 +166,22 @@ class InboxCards:
         self._retries: dict[str, tuple[Backoff, TimerHandle | None]] = {}
         self._refresh_backoff = Backoff()
         self._refresh_timer: TimerHandle | None = None
-        self._pause = Pause(ThreadClock())
 
     # -- lifetime -----------------------------------------------------------------------------
     def start(self) -> None:
-        """Show the store's open questions now, then follow its changes on a thread."""
+        """Show the store's open questions now, then follow its changes (through the store's
+        one follower in this process, shared with the durable asks waiting on it)."""
         try:
             self._loop = asyncio.get_running_loop()
         except RuntimeError:
             self._loop = None
-        self._feed = self.store.changes()  # opened first: no change after the read is missed
+        # Subscribed first: the follower's feed is open, so no change after the read is missed.
+        self._unsubscribe = follower_of(self.store).subscribe(Subscription(self._changed))
         self.refresh()
-        self._thread = threading.Thread(target=self._follow, name="ipyask-inbox", daemon=True)
-        self._thread.start()
 
-    def _follow(self) -> None:
-        feed = self._feed
-        assert feed is not None
-        backoff = Backoff()
-        try:
-            while not self._stopped:
-                try:
-                    changed = feed.wait(self.IDLE_WAIT)
-                except Exception as error:  # the feed failed: a new one, after a pause
-                    log.warning(
-                        "ipyask: following the store %s failed (%s); retrying",
-                        self.store.location,
-                        error,
-                    )
-                    feed.close()
-                    if not self._pause.sleep(backoff.next_ms()):
-                        return
-                    feed = self._feed = self.store.changes()
-                    changed = True  # what changed meanwhile is not known: read the store
-                else:
-                    backoff.reset()
-                if changed and not self._stopped:
-                    self._schedule_refresh()
-        except Exception:
-            if not self._stopped:
-                log.exception("ipyask: following the store %s failed", self.store.location)
-        finally:
-            feed.close()  # here: a feed's connection is not closed under a running wait
+    def _changed(self) -> None:
+        if not self._stopped:
+            self._schedule_refresh()
 
     def _schedule_refresh(self) -> None:
         with self._lock:
@@ -219,10 +191,11 @@ class InboxCards:
         call_on(self._loop, self.refresh)
 
     def close(self) -> None:
-        """Stop following the store (the thread ends within :attr:`IDLE_WAIT`); local asks
-        held here go on down the waterfall."""
+        """Stop following the store; local asks held here go on down the waterfall."""
         self._stopped = True
-        self._pause.wake()
+        unsubscribe, self._unsubscribe = self._unsubscribe, None
+        if unsubscribe is not None:
+            unsubscribe()
         with self._lock:
             holds = list(self._holds.values())
             self._holds.clear()

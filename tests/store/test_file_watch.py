@@ -1,0 +1,128 @@
+"""SQLite change feeds woken by the kernel's file-change notices (Linux), with the timed
+``data_version`` check as the fallback."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from ipyask.store import SQLiteStore
+from ipyask.store import _sqlite as sqlite_module
+from ipyask.store._file_watch import FileWatch
+from ipyask.store._sqlite import SQLiteChangeFeed
+
+linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+
+
+def _watch_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "ipyask-store-files"]
+
+
+@linux
+def test_a_write_to_the_store_files_is_noticed_and_other_files_are_not(tmp_path: Path) -> None:
+    noticed = threading.Event()
+    watch = FileWatch(tmp_path / "q.sqlite3", noticed.set)
+    try:
+        (tmp_path / "notes.txt").write_text("not the store")
+        (tmp_path / "q.sqlite3-wal").write_bytes(b"frame")
+        assert noticed.wait(5.0)
+        assert watch.notices == 1 and watch.alive
+    finally:
+        watch.close()
+    assert not watch._thread.is_alive()
+    watch.close()  # twice is fine
+
+
+@linux
+def test_a_blocked_feed_wakes_on_another_connections_commit_without_a_timer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the timer's checks an hour apart, only the write notice can wake the feed."""
+    monkeypatch.setattr(SQLiteChangeFeed, "MIN_INTERVAL", 3600.0)
+    monkeypatch.setattr(SQLiteChangeFeed, "MAX_INTERVAL", 3600.0)
+    path = tmp_path / "q.sqlite3"
+    watcher, writer = SQLiteStore(path), SQLiteStore(path)
+    feed = watcher.changes()
+    try:
+        assert feed.wait(SQLiteChangeFeed.AFTER_WRITE + 0.2) is False  # the timer's window ended
+        woke: list[bool] = []
+        waiting = threading.Thread(target=lambda: woke.append(feed.wait(None)))
+        waiting.start()
+        writer.append_event("s1", {"type": "turn/start", "turn": 1})
+        waiting.join(5.0)
+        assert woke == [True]
+    finally:
+        feed.close()
+        watcher.close()
+        writer.close()
+
+
+@linux
+def test_an_idle_feed_does_not_check_on_a_timer_where_writes_are_noticed(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "q.sqlite3")
+    feed = store.changes()
+    try:
+        assert feed.wait(SQLiteChangeFeed.AFTER_WRITE + 0.2) is False  # its timer's window
+        before = feed.checks
+        assert feed.wait(1.0) is False
+        assert feed.checks - before <= 2  # the timer would have checked every 200 ms
+    finally:
+        feed.close()
+        store.close()
+
+
+@linux
+def test_the_feeds_of_a_store_share_one_watch_that_closes_with_the_store(
+    tmp_path: Path,
+) -> None:
+    before = len(_watch_threads())  # other tests' stores may still be open
+    store = SQLiteStore(tmp_path / "q.sqlite3")
+    feeds = [store.changes(), store.changes()]
+    watch = store.file_watch()
+    assert watch is not None and len(_watch_threads()) == before + 1
+    for feed in feeds:
+        feed.close()
+    store.close()
+    assert store.file_watch() is None and not watch._thread.is_alive()
+
+
+def test_without_notices_a_feed_checks_on_a_timer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_module, "open_file_watch", lambda path, on_write: None)
+    path = tmp_path / "q.sqlite3"
+    watcher, writer = SQLiteStore(path), SQLiteStore(path)
+    feed = watcher.changes()
+    try:
+        assert watcher.file_watch() is None
+        woke: list[bool] = []
+        waiting = threading.Thread(target=lambda: woke.append(feed.wait(10.0)))
+        waiting.start()
+        writer.append_event("s1", {"type": "turn/start", "turn": 1})
+        waiting.join(5.0)
+        assert woke == [True]
+    finally:
+        feed.close()
+        watcher.close()
+        writer.close()
+
+
+@linux
+def test_a_removed_folder_ends_the_watch_and_the_feeds_check_on_a_timer(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "store"
+    folder.mkdir()
+    noticed = threading.Event()
+    watch = FileWatch(folder / "q.sqlite3", noticed.set)
+    try:
+        folder.rmdir()
+        assert noticed.wait(5.0)
+        assert not watch.alive
+    finally:
+        watch.close()
