@@ -107,7 +107,7 @@ def test_a_click_sent_to_a_busy_kernel_stays_queued_and_reaches_the_agent(
     # The kernel is free once the cell ends: it handles the queued click.
     expect(nb.output(1)).to_have_text("slept", timeout=BUSY_SECONDS * 1000 + 15_000)
     expect(card.locator("[data-role=wait]")).to_have_text("Answered")
-    expect(card.locator(".ipyask-summary__line")).to_have_text("Approve")
+    expect(card.locator(".ipyask-summary__line")).to_have_text("Approved")
     assert card.evaluate("(card) => card.__armed") == []  # never a second decision offered
     nb.run(2)
     expect(nb.output(2)).to_have_text("agent got Approve")
