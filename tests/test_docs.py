@@ -19,6 +19,7 @@ import yaml
 
 import ipyask.errors
 import ipyask.integrations
+import ipyask.kinds
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -83,8 +84,13 @@ def public_modules() -> list[str]:
         for info in pkgutil.iter_modules(ipyask.integrations.__path__, "ipyask.integrations.")
         if not info.name.rsplit(".", 1)[-1].startswith("_")
     ]
+    kinds = [
+        info.name
+        for info in pkgutil.iter_modules(ipyask.kinds.__path__, "ipyask.kinds.")
+        if not info.name.rsplit(".", 1)[-1].startswith("_")
+    ]
     base = ["ipyask", "ipyask.errors", "ipyask.host", "ipyask.store", "ipyask.testing"]
-    return base + integrations
+    return [*base, "ipyask.kinds", *kinds, *integrations]
 
 
 def test_every_public_module_has_a_reference_page() -> None:
@@ -94,7 +100,7 @@ def test_every_public_module_has_a_reference_page() -> None:
         for match in re.findall(r"^::: ([\w.]+)$", page.read_text(encoding="utf-8"), re.M)
     }
     expected = set(public_modules())
-    assert len(expected) >= 10  # the five bridges are found
+    assert len(expected) >= 16  # the five kinds and the five bridges are found
     assert expected - documented == set()
     assert [name for name in documented if importlib.util.find_spec(name) is None] == []
 
