@@ -50,3 +50,13 @@ def test_the_reference_pattern_finds_references() -> None:
         ("tests/a/b.py", "test_x"),
         ("tests/c.py", "test_y"),
     ]
+
+
+def test_a_missing_test_or_file_is_reported() -> None:
+    assert missing_tests(
+        [
+            ("tests/test_threat_model.py", "test_the_reference_pattern_finds_references"),
+            ("tests/test_threat_model.py", "test_that_was_renamed"),
+            ("tests/gone.py", "test_x"),
+        ]
+    ) == ["tests/test_threat_model.py::test_that_was_renamed", "tests/gone.py (no such file)"]
