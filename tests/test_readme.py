@@ -1,9 +1,9 @@
 """The README is a front page, and what it and the docs claim holds.
 
 The README links into ``docs/``; the manual lives there (``mkdocs.yml`` builds it, see
-``tests/test_docs.py``). These tests keep the claims of both true: local links and images point
-at files that exist, the set-up commands are the ones CI runs, the contributor guide names every
-presentation module, and no page says a kind's view is unbuilt once it exists.
+``tests/docs/test_docs_site.py``). These tests keep the claims of both true: local links and
+images point at files that exist, the set-up commands are the ones CI runs, the contributor
+guide names every presentation module, and no page says a kind's view is unbuilt once it exists.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import ipyask.errors
 import ipyask.integrations
 import ipyask.kinds
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 CONFIG: dict[str, Any] = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
 
