@@ -3,7 +3,7 @@
 The venvs are made (or found in ``.cache/venvs``) once collection is done, outside any test's
 timeout, and only for the series the selected tests need. Each matrix test records what it
 observed; at the end of the session the records are merged into ``docs/support-matrix.json``,
-from which ``scripts/support-table`` renders the README's support table.
+from which ``scripts/support-table`` renders the kernel support table of ``docs/cells.md``.
 """
 
 from __future__ import annotations

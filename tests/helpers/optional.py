@@ -37,6 +37,11 @@ OPTIONAL = {
     "mcp": "mcp",
     "uvicorn": "uvicorn",
     "starlette": "starlette",
+    # the docs site (the docs extra): mkdocs brings PyYAML, mkdocstrings brings Griffe
+    "mkdocs": "mkdocs",
+    "mkdocs-material": "material",
+    "mkdocstrings": "mkdocstrings",
+    "mkdocs-jupyter": "mkdocs_jupyter",
 }
 
 KERNEL = ("zmq", "jupyter_client", "ipykernel")
@@ -62,6 +67,7 @@ FOLDERS: dict[str, tuple[str, ...]] = {
     "notebook_kernel": KERNEL,
     "notebooks": (*KERNEL, "nbformat", "nbclient"),
     "widget_browser": ("playwright",),
+    "docs": ("mkdocs", "mkdocstrings"),  # mkdocs.yml read with PyYAML; the Griffe extension
 }
 
 
