@@ -49,6 +49,7 @@ from .._vocabulary import (
     AskUserQuestionItem,
     AskUserQuestionRequest,
     PendingAnswer,
+    TimedUserQuestionResult,
 )
 from .cell_wait import (
     CellWait,
@@ -625,6 +626,17 @@ class Notebook:
             else AskUserQuestionRequest.model_validate(dict(request))
         )
         return await self._await(lambda: self.default_service().ask(asked))
+
+    async def ask_timed_in_cell(
+        self, request: AskUserQuestionRequest, call_id: str, timeout_ms: int, on_timeout: str
+    ) -> TimedUserQuestionResult:
+        """``ask_timed`` of ``request`` on the default service, as the cell's agent, its wait
+        helped as :meth:`ask_batch`'s (the bridges' ``timeout=`` with no service given)."""
+        service = self.default_service()
+        timed = request.model_copy(update={"agent": self._cell_agent(service)})
+        return await self._await(
+            lambda: service.ask_timed(timed, call_id, timeout_ms, on_timeout=on_timeout)
+        )
 
     def _asking(
         self, item: AskUserQuestionItem, timeout: float | None, on_timeout: str = "pending"

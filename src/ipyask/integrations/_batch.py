@@ -20,7 +20,7 @@ from .._vocabulary import (
     AskUserQuestionItem,
     AskUserQuestionRequest,
 )
-from ._asking import ask
+from ._asking import Timing, ask
 
 __all__ = ["Group", "ask_groups", "unique_id"]
 
@@ -41,18 +41,19 @@ def unique_id(preferred: str, taken: set[str]) -> str:
 
 
 async def ask_groups(
-    groups: Sequence[Group], service: UserQuestions | None
+    groups: Sequence[Group], service: UserQuestions | None, timed: Timing | None = None
 ) -> list[list[AskUserQuestionAnswerItem]]:
     """Ask every group's questions and return each group's answers, in its order, under its ids.
 
     The groups go out as one request, except a group holding an ``approval`` question, which the
     specification asks alone (those requests are asked at the same time as the batch).
-    ``service`` ``None`` asks on the default panel (:func:`ipyask.ask_batch`).
+    ``service`` ``None`` asks on the default panel (:func:`ipyask.ask_batch`); ``timed`` asks
+    each request timed (see :func:`._asking.ask`).
     """
     alone = [i for i, group in enumerate(groups) if _asked_alone(group)]
     together = [i for i in range(len(groups)) if i not in alone]
     batches = [[i] for i in alone] + ([together] if together else [])
-    answered = await _all([_ask_batch([groups[i] for i in b], service) for b in batches])
+    answered = await _all([_ask_batch([groups[i] for i in b], service, timed) for b in batches])
     answers: list[list[AskUserQuestionAnswerItem]] = [[] for _ in groups]
     for batch, batch_answers in zip(batches, answered, strict=True):
         for index, group_answers in zip(batch, batch_answers, strict=True):
@@ -65,7 +66,7 @@ def _asked_alone(group: Group) -> bool:
 
 
 async def _ask_batch(
-    groups: Sequence[Group], service: UserQuestions | None
+    groups: Sequence[Group], service: UserQuestions | None, timed: Timing | None
 ) -> list[list[AskUserQuestionAnswerItem]]:
     taken: set[str] = set()
     asked: list[AskUserQuestionItem] = []
@@ -76,7 +77,7 @@ async def _ask_batch(
             origin[batch_id] = (index, question.id)
             asked.append(question.model_copy(update={"id": batch_id}))
     request = AskUserQuestionRequest(questions=asked)
-    batch = await ask(request, service)
+    batch = await ask(request, service, timed)
     return _split(batch, origin, len(groups))
 
 

@@ -22,7 +22,7 @@ from .._vocabulary import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
-from ._asking import ask
+from ._asking import Timing, ask
 from ._markdown_text import code_span, literal
 from ._texts import Language, card_language, text
 
@@ -34,15 +34,15 @@ DEFAULT_DENIAL = "The user rejected this tool call."
 """The denial message when the person gives no reason."""
 
 
-def make_can_use_tool(service: UserQuestions | None) -> CanUseTool:
+def make_can_use_tool(service: UserQuestions | None, timed: Timing | None = None) -> CanUseTool:
     """The callback; see :func:`ipyask.integrations.claude.can_use_tool`."""
 
     async def can_use_tool(
         tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
         if tool_name == ASK_USER_QUESTION and isinstance(tool_input.get("questions"), list):
-            return await _ask_user_question(tool_input, service)
-        return await _approve(tool_name, tool_input, context, service)
+            return await _ask_user_question(tool_input, service, timed)
+        return await _approve(tool_name, tool_input, context, service, timed)
 
     return can_use_tool
 
@@ -51,11 +51,11 @@ def make_can_use_tool(service: UserQuestions | None) -> CanUseTool:
 
 
 async def _ask_user_question(
-    tool_input: dict[str, Any], service: UserQuestions | None
+    tool_input: dict[str, Any], service: UserQuestions | None, timed: Timing | None
 ) -> PermissionResult:
     questions: list[Any] = tool_input["questions"]
     items = [_question(index, raw) for index, raw in enumerate(questions)]
-    answer = await ask(AskUserQuestionRequest(questions=items), service)
+    answer = await ask(AskUserQuestionRequest(questions=items), service, timed)
     by_id = {item.id: item for item in answer.answers}
     answers: dict[str, str] = {}
     for item in items:
@@ -107,6 +107,7 @@ async def _approve(
     tool_input: dict[str, Any],
     context: ToolPermissionContext,
     service: UserQuestions | None,
+    timed: Timing | None,
 ) -> PermissionResult:
     # A persistent grant exists only as the prompt's suggestions: no suggestions, no offer.
     decisions: list[DecisionKind] = ["approve", "edit", "reject", "stop"]
@@ -121,7 +122,7 @@ async def _approve(
         question_id="permission",
     )
     item = item.model_copy(update={"question": _prompt(tool_name, context, language)})
-    answer = await ask(AskUserQuestionRequest(questions=[item]), service)
+    answer = await ask(AskUserQuestionRequest(questions=[item]), service, timed)
     decision = tool_decision(item, answer.answers[0])
     if decision.kind == "approve":
         return PermissionResultAllow()

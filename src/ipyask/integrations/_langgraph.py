@@ -18,6 +18,7 @@ from .._vocabulary import (
     AskUserQuestionRequest,
     ToolApprovalIntent,
 )
+from ._asking import Timing, timing
 from ._batch import ask_groups, unique_id
 from ._framework import missing_framework
 from ._langgraph_cards import AskAgain, Asked, inbox_card, is_inbox, schema_card, value_card
@@ -51,14 +52,23 @@ async def run(
     *,
     service: UserQuestions | None = None,
     resume: ResumeHook | None = None,
+    timeout: float | None = None,
+    on_timeout: str = "pending",
 ) -> Any:
     """Run ``graph`` to its end, asking every interrupt; returns what ``ainvoke`` returns.
 
     ``service`` asks the questions (default: the default panel of :func:`ipyask.ask_batch`);
     ``resume`` turns each card's answer into the interrupt's resume value. The framework's own
     errors (a graph without a checkpointer, a decision it refuses) surface unchanged.
+
+    ``timeout`` (seconds; ``None``, the default, waits for the person) asks each batch timed:
+    when no one answers in time, ``on_timeout`` answers it: ``"reject"`` or a card decision's
+    label as with :meth:`ipyask.UserQuestions.ask_timed`, and ``"pending"`` (the default)
+    with each card's refusal (its reason says no one answered in time), or, for cards with no
+    refusal (a plain question, a form without decline), ``UserQuestionError``
+    ``ASK_TIMED_OUT``. Bad values raise :class:`ValueError`.
     """
-    answering = _Answering(graph, service, resume)
+    answering = _Answering(graph, service, resume, timing(timeout, on_timeout))
     result = await graph.ainvoke(input, config)
     while interrupts := _pending(result):
         result = await graph.ainvoke(Command(resume=await answering.answer(interrupts)), config)
@@ -72,14 +82,17 @@ async def stream(
     *,
     service: UserQuestions | None = None,
     resume: ResumeHook | None = None,
+    timeout: float | None = None,
+    on_timeout: str = "pending",
     **stream_kwargs: Any,
 ) -> AsyncIterator[Any]:
     """``graph.astream(input, config, **stream_kwargs)``, answering interrupts as they come.
 
     Yields every chunk of every run; when a run stops at interrupts they are asked (as by
-    :func:`run`) and the graph is streamed on from ``Command(resume=...)`` until it finishes.
+    :func:`run`, ``timeout`` and ``on_timeout`` too) and the graph is streamed on from
+    ``Command(resume=...)`` until it finishes.
     """
-    answering = _Answering(graph, service, resume)
+    answering = _Answering(graph, service, resume, timing(timeout, on_timeout))
     next_input = input
     while True:
         carried: list[Interrupt] = []
@@ -132,8 +145,10 @@ class _Answering:
         graph: Pregel[Any, Any, Any, Any],
         service: UserQuestions | None,
         hook: ResumeHook | None,
+        timed: Timing | None = None,
     ) -> None:
         self.service = service
+        self.timed = timed
         self.hook = hook
         self.schemas = _tool_schemas(graph)
 
@@ -144,7 +159,7 @@ class _Answering:
         answers: dict[int, Any] = {}
         while asking:
             keys = list(asking)
-            items = await ask_groups([asking[k].questions for k in keys], self.service)
+            items = await ask_groups([asking[k].questions for k in keys], self.service, self.timed)
             again: dict[int, Asked] = {}
             for key, group in zip(keys, items, strict=True):
                 try:

@@ -8,6 +8,7 @@ from typing import Any
 from .._decisions import tool_decision
 from .._service import UserQuestions
 from .._vocabulary import AskUserQuestionItem
+from ._asking import Timing, timing
 from ._batch import ask_groups, unique_id
 from ._framework import missing_framework
 from ._tool_cards import tool_question
@@ -35,6 +36,8 @@ async def run(
     input: str | list[TResponseInputItem] | RunState[Any],
     *,
     service: UserQuestions | None = None,
+    timeout: float | None = None,
+    on_timeout: str = "pending",
     **runner_kwargs: Any,
 ) -> RunResult:
     """Run ``agent`` to its end, asking for every tool approval; returns the final result.
@@ -42,12 +45,19 @@ async def run(
     ``runner_kwargs`` go to every ``Runner.run`` (``context``, ``max_turns``, ``run_config``,
     ...). ``service`` asks the questions (default: the default panel of
     :func:`ipyask.ask_batch`). The SDK's own errors surface unchanged.
+
+    ``timeout`` (seconds; ``None``, the default, waits for the person) asks each batch timed:
+    when no one answers in time, ``on_timeout`` decides: ``"pending"`` (the default) and
+    ``"reject"`` reject the calls with a reason saying no one answered in time, and a card
+    decision's label (``"Approve"``) answers as the person's click would. Bad values raise
+    :class:`ValueError`.
     """
+    timed = timing(timeout, on_timeout)
     result = await Runner.run(agent, input, **runner_kwargs)
     while result.interruptions:
         state = result.to_state()
         tools = await _tools(result.interruptions, result.context_wrapper)
-        await _decide(state, result.interruptions, tools, service)
+        await _decide(state, result.interruptions, tools, service, timed)
         result = await Runner.run(agent, state, **runner_kwargs)
     return result
 
@@ -57,13 +67,14 @@ async def _decide(
     items: list[ToolApprovalItem],
     tools: dict[int, list[FunctionTool]],
     service: UserQuestions | None,
+    timed: Timing | None,
 ) -> None:
     taken: set[str] = set()
     questions = [
         _card(item, unique_id(item.name or "tool", taken), _function_tool(item, tools))
         for item in items
     ]
-    (answers,) = await ask_groups([questions], service)
+    (answers,) = await ask_groups([questions], service, timed)
     for item, question, answer in zip(items, questions, answers, strict=True):
         decision = tool_decision(question, answer)
         if decision.kind in ("reject", "never"):

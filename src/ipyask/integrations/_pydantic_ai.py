@@ -7,6 +7,8 @@ from typing import Any
 
 from .._decisions import tool_decision
 from .._service import UserQuestions
+from .._timeout_decisions import TIMEOUT_REASON
+from ._asking import timing
 from ._batch import ask_groups, unique_id
 from ._framework import missing_framework
 from ._tool_cards import card_detail, tool_question
@@ -31,18 +33,36 @@ _DENIED = ToolDenied().message
 """pydantic-ai's own text for a denied call."""
 
 
-def approvals(*, service: UserQuestions | None = None) -> HandleDeferredToolCalls[Any]:
+def approvals(
+    *,
+    service: UserQuestions | None = None,
+    timeout: float | None = None,
+    on_timeout: str = "pending",
+) -> HandleDeferredToolCalls[Any]:
     """A capability that asks for every approval-required tool call inline.
 
     ``service`` asks the questions (default: the default panel of :func:`ipyask.ask_batch`).
+
+    ``timeout`` (seconds; ``None``, the default, waits for the person) asks each batch timed:
+    when no one answers in time, ``on_timeout`` decides: ``"pending"`` (the default) and
+    ``"reject"`` reject the calls with a reason saying no one answered in time, and a card
+    decision's label (``"Approve"``) answers as the person's click would. Bad values raise
+    :class:`ValueError`.
     """
+    timing(timeout, on_timeout)  # bad values fail here, not in the middle of a run
 
     async def handle(
         ctx: RunContext[Any], requests: DeferredToolRequests
     ) -> DeferredToolResults | None:
         if not requests.approvals:
             return None  # nothing to approve: the next capability, or the run's output, has them
-        return await resolve(requests, service=service, tools=ctx.tools.values())
+        return await resolve(
+            requests,
+            service=service,
+            tools=ctx.tools.values(),
+            timeout=timeout,
+            on_timeout=on_timeout,
+        )
 
     return HandleDeferredToolCalls(handler=handle)
 
@@ -52,13 +72,16 @@ async def resolve(
     *,
     service: UserQuestions | None = None,
     tools: Agent[Any, Any] | Iterable[ToolDefinition] | None = None,
+    timeout: float | None = None,
+    on_timeout: str = "pending",
 ) -> DeferredToolResults:
     """Ask for every call in ``requests.approvals``; returns their results, keyed by call id.
 
     ``tools`` describes the tools called: the agent (its function tools) or their
     ``ToolDefinition`` objects. A card then shows the tool's description and checks an edit against
-    its argument schema.
+    its argument schema. ``timeout`` and ``on_timeout`` as for :func:`approvals`.
     """
+    timed = timing(timeout, on_timeout)
     definitions = _definitions(tools)
     taken: set[str] = set()
     questions = []
@@ -78,7 +101,7 @@ async def resolve(
                 call_id=call.tool_call_id,
             )
         )
-    (answers,) = await ask_groups([questions], service) if questions else ([],)
+    (answers,) = await ask_groups([questions], service, timed) if questions else ([],)
     results: dict[str, bool | ToolApproved | ToolDenied] = {}
     for call, question, answer in zip(requests.approvals, questions, answers, strict=True):
         decision = tool_decision(question, answer)
@@ -86,12 +109,18 @@ async def resolve(
             results[call.tool_call_id] = ToolApproved(override_args=decision.arguments)
         elif decision.kind == "reject":
             reason = decision.message
-            results[call.tool_call_id] = ToolDenied(
-                _DENIED if reason is None else f"{_DENIED} The user's reason: {reason}"
-            )
+            results[call.tool_call_id] = ToolDenied(_denial(reason))
         else:
             results[call.tool_call_id] = True
     return DeferredToolResults(approvals=results)
+
+
+def _denial(reason: str | None) -> str:
+    if reason is None:
+        return _DENIED
+    if reason == TIMEOUT_REASON:  # the timeout decided, not the user
+        return f"{_DENIED} {reason}"
+    return f"{_DENIED} The user's reason: {reason}"
 
 
 def _definitions(

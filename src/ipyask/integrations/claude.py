@@ -18,6 +18,7 @@ except ImportError as _missing:
     ) from _missing
 
 from . import _claude_permissions
+from ._asking import timing
 from ._claude_permissions import ASK_USER_QUESTION
 
 if TYPE_CHECKING:
@@ -28,7 +29,12 @@ if TYPE_CHECKING:
 __all__ = ["ASK_USER_QUESTION", "can_use_tool"]
 
 
-def can_use_tool(*, service: UserQuestions | None = None) -> CanUseTool:
+def can_use_tool(
+    *,
+    service: UserQuestions | None = None,
+    timeout: float | None = None,
+    on_timeout: str = "pending",
+) -> CanUseTool:
     """The ``can_use_tool`` callback for ``ClaudeAgentOptions``.
 
     - ``AskUserQuestion``: its questions are asked as one batch (options, ``multiSelect``,
@@ -43,5 +49,12 @@ def can_use_tool(*, service: UserQuestions | None = None) -> CanUseTool:
       ``interrupt=True``, which stops the agent.
 
     ``service=None`` asks on the default service and panel.
+
+    ``timeout`` (seconds; ``None``, the default, waits for the person) asks each prompt timed:
+    when no one answers in time, ``on_timeout`` decides: ``"pending"`` (the default) and
+    ``"reject"`` deny a tool call with a message saying no one answered in time (an
+    ``AskUserQuestion`` call, which has no refusal, then raises ``UserQuestionError``
+    ``ASK_TIMED_OUT`` with ``"pending"``); a card decision's label answers as the person's click
+    would. Bad values raise :class:`ValueError`.
     """
-    return _claude_permissions.make_can_use_tool(service)
+    return _claude_permissions.make_can_use_tool(service, timing(timeout, on_timeout))
