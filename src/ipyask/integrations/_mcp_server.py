@@ -44,6 +44,7 @@ from .._tool import (
     _check_seconds,
 )
 from .._vocabulary import AskUserQuestionItem, AskUserQuestionRequest, PendingAnswer
+from ._asking import Timing, ask
 
 __all__ = [
     "APPROVE_TOOL_CALL",
@@ -205,6 +206,7 @@ class NotebookMCPServer:
         token: str | None,
         progress_every: float,
         name: str = "ipyask",
+        approval_timing: Timing | None = None,
     ) -> None:
         if progress_every <= 0:
             raise ValueError("progress_every must be a positive number of seconds")
@@ -213,6 +215,7 @@ class NotebookMCPServer:
         self.agent = service.agents.enter(Agent(f"mcp-{uuid.uuid4().hex[:8]}"))
         """The agent every question of this server belongs to (timed asks need a live one)."""
         self._progress_every = progress_every
+        self._approval_timing = approval_timing
         self._ask_tool = AskUserQuestionTool(service, mode="timed")
         # An MCP client reads a late answer only by asking again with its callId.
         self._reader = service.reading(self.agent, "re-ask")
@@ -372,7 +375,7 @@ class NotebookMCPServer:
         try:
             item = _approval_question(arguments)
             request = AskUserQuestionRequest(questions=[item], agent=self.agent)
-            answer = await self.service.ask(request)
+            answer = await ask(request, self.service, self._approval_timing)
             decision = tool_decision(item, answer.answers[0])
         except (ValueError, TypeError, UserQuestionError) as error:  # pydantic's too
             return ToolResult(content=f"Error: {error}", is_error=True)

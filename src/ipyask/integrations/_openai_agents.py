@@ -7,6 +7,7 @@ from typing import Any
 
 from .._decisions import tool_decision
 from .._service import UserQuestions
+from .._timeout_decisions import TIMEOUT_REASON
 from .._vocabulary import AskUserQuestionItem
 from ._asking import Timing, timing
 from ._batch import ask_groups, unique_id
@@ -141,4 +142,6 @@ def _rejection(reason: str | None) -> str | None:
     did not run."""
     if reason is None:
         return None
+    if reason == TIMEOUT_REASON:  # the timeout decided, not the user
+        return f"{DEFAULT_APPROVAL_REJECTION_MESSAGE} {reason}"
     return f"{DEFAULT_APPROVAL_REJECTION_MESSAGE} The user's reason: {reason}"

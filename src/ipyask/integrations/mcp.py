@@ -79,6 +79,8 @@ async def serve(
     port: int = 0,
     token: str | None = None,
     progress_every: float = 10.0,
+    approval_timeout: float | None = None,
+    on_approval_timeout: str = "pending",
 ) -> NotebookMCPServer:
     """Serve the notebook as an MCP server (streamable HTTP at ``server.url``) in this event loop.
 
@@ -94,13 +96,22 @@ async def serve(
     card says the answer waits for the client. Late answers no client collected before
     ``aclose``, and those given after it, are kept in the session log
     (``service.projection(server.agent)`` settles them; their cards say nobody will read them).
+
+    ``approval_timeout`` (seconds; ``None``, the default, waits for the person) makes each
+    ``approve_tool_call`` a timed question: when no one answers in time,
+    ``on_approval_timeout`` decides, as ``on_timeout`` of the other bridges: ``"pending"`` (the
+    default) and ``"reject"`` return a ``reject`` decision whose message says no one answered
+    in time; a card decision's label (``"Approve"``) answers as the person's click would. Bad
+    values raise :class:`ValueError` here.
     """
+    approval_timing = _asking.timing(approval_timeout, on_approval_timeout)
     server = NotebookMCPServer(
         _asking.chosen_service(service),
         host=host,
         port=port,
         token=token,
         progress_every=progress_every,
+        approval_timing=approval_timing,
     )
     await server.start()
     return server
