@@ -17,8 +17,7 @@ except ImportError as _missing:
         "installed: pip install 'ipyask[claude]'"
     ) from _missing
 
-from . import _claude_permissions
-from ._asking import timing
+from . import _asking, _claude_permissions
 from ._claude_permissions import ASK_USER_QUESTION
 
 if TYPE_CHECKING:
@@ -57,4 +56,4 @@ def can_use_tool(
     ``ASK_TIMED_OUT`` with ``"pending"``); a card decision's label answers as the person's click
     would. Bad values raise :class:`ValueError`.
     """
-    return _claude_permissions.make_can_use_tool(service, timing(timeout, on_timeout))
+    return _claude_permissions.make_can_use_tool(service, _asking.timing(timeout, on_timeout))
