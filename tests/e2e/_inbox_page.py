@@ -50,10 +50,12 @@ def card_of(page: Page, pid: int) -> Locator:
 
 
 @contextlib.contextmanager
-def agent_asking(location: str, call_id: str) -> Iterator[subprocess.Popen[str]]:
-    """An agent process asking on ``location`` (see helpers.agent_processes), killed on leaving
-    if it has not ended."""
-    agent = start_agent(location, call_id)
+def agent_asking(
+    location: str, call_id: str, assignee: str | None = None
+) -> Iterator[subprocess.Popen[str]]:
+    """An agent process asking on ``location`` (see helpers.agent_processes), for ``assignee``
+    alone to answer when given; killed on leaving if it has not ended."""
+    agent = start_agent(location, call_id, assignee)
     try:
         yield agent
     finally:

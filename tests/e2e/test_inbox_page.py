@@ -3,11 +3,16 @@ enables it: Jupyter's own login and XSRF checks, and an agent in another process
 Chromium at a phone's size through the default store under the server's root.
 
 One server for the module; each test asks its own questions (by call id) on the shared store.
+One more server signs in two people by their own tokens (``ada`` and ``grace``): who answers on
+the page is recorded, and a question assigned to one of them is theirs alone to answer.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import secrets
 import subprocess
 import sys
 import urllib.error
@@ -21,6 +26,7 @@ import pytest
 from playwright.sync_api import expect
 
 from helpers.agent_processes import AGENT, finish
+from ipyask.store import open_store
 
 from ._inbox_page import (
     YES,
@@ -35,7 +41,7 @@ from ._pages import PageLog, save_screenshot
 from ._servers import Server, jupyter_server, serving
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, Locator, Page
 
 pytestmark = pytest.mark.slow
 
@@ -215,3 +221,144 @@ def test_an_answer_that_does_not_reach_the_server_is_said_so_on_its_card_and_can
         card.get_by_role("button", name="Submit").tap()
         assert finish(agent)["answer"] == YES
         expect(card).to_contain_text("Answered")
+
+
+# -- two Jupyter users on one server ----------------------------------------------------------
+
+TESTS = Path(__file__).resolve().parents[1]
+NOT_ASSIGNEE = "This question is assigned to someone else: only they may answer it."
+"""What a card says when the person answering it is not its assignee (strings.js)."""
+
+
+class People:
+    """A Jupyter Server whose identity provider signs in ``ada`` and ``grace``, each by a token
+    of their own (tests/e2e/_identities.py), and the store its inbox page answers on."""
+
+    def __init__(self, server: Server, tokens: dict[str, str], store_path: str) -> None:
+        self.server = server
+        self.tokens = tokens
+        self.store_path = store_path
+
+    def inbox_url(self, name: str) -> str:
+        return f"{self.server.url}/ipyask/inbox?token={self.tokens[name]}"
+
+
+@pytest.fixture(scope="module")
+def people(tmp_path_factory: pytest.TempPathFactory) -> Iterator[People]:
+    root = tmp_path_factory.mktemp("inbox-page-people-root")
+    base = tmp_path_factory.mktemp("inbox-page-people-home")
+    tokens = {name: secrets.token_hex(16) for name in ("ada", "grace")}
+    config = base / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    users = {token: name for name, token in tokens.items()}
+    (config / "jupyter_server_config.json").write_text(
+        json.dumps({"NamedTokens": {"tokens": users}}), encoding="utf-8"
+    )
+
+    def make() -> Server:
+        server = jupyter_server(
+            root, base, "--ServerApp.identity_provider_class=e2e._identities.NamedTokens"
+        )
+        path = [str(TESTS), *filter(None, [server.env.get("PYTHONPATH")])]
+        server.env["PYTHONPATH"] = os.pathsep.join(path)  # where the identity provider is
+        # Who answers is the Jupyter user alone, not the tests' $IPYASK_USER (ada) of the process
+        server.env.pop("IPYASK_USER", None)
+        return server
+
+    with serving(make, START_TIMEOUT) as started:
+        yield People(started, tokens, str(root / ".ipyask" / "questions.sqlite3"))
+
+
+def card_with_key(page: Page, key: str) -> Locator:
+    """The card of the store's question ``key``."""
+    return page.locator(f'.ipyask-card[data-key="{key}"]')
+
+
+def answered_by(location: str, key: str) -> tuple[str | None, str | None]:
+    """Who answered the store's question ``key``, and through which door (from its record)."""
+    store = open_store(location)
+    try:
+        record = store.question(key)
+    finally:
+        store.close()
+    assert record is not None and record.terminal is not None, f"{key} is not settled"
+    by = record.terminal.answered_by
+    assert by is not None, f"{key} was settled without saying by whom"
+    return by.who, by.door
+
+
+def audit_line(location: str, key: str) -> dict[str, Any]:
+    """The line of ``python -m ipyask audit`` about the question ``key``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ipyask", "audit", "--store", location],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    [line] = [line for line in lines if line["id"] == key]
+    return line
+
+
+@pytest.mark.browser
+def test_as_grace_a_question_assigned_to_ada_is_refused_and_hers_is_recorded_as_hers(
+    page: Page, people: People
+) -> None:
+    location = people.store_path
+    known = set(pending_ids(location))
+    with agent_asking(location, "for-ada", assignee="ada") as for_ada:
+        assigned = wait_for_question(location, known)
+        with agent_asking(location, "for-anyone") as for_anyone:
+            anyone = wait_for_question(location, known | {assigned})
+            page.goto(people.inbox_url("grace"))
+            card = card_with_key(page, assigned)
+            expect(card).to_have_attribute("data-ipyask-group", re.compile("for ada to answer$"))
+            card.get_by_role("radio", name="Yes").tap()
+            card.get_by_role("button", name="Submit").tap()
+            expect(card).to_contain_text(NOT_ASSIGNEE)
+            save_screenshot(page, "inbox-page-phone-not-assignee")
+            assert assigned in pending_ids(location)  # still open, for ada
+            expect(card).not_to_contain_text("Answered")
+            assert for_ada.poll() is None  # the agent still waits
+
+            other = card_with_key(page, anyone)
+            other.get_by_role("radio", name="Yes").tap()
+            other.get_by_role("button", name="Submit").tap()
+            assert finish(for_anyone)["answer"] == YES
+            expect(other).to_contain_text("Answered")
+    assert answered_by(location, anyone) == ("grace", "inbox-page")
+    line = audit_line(location, anyone)
+    assert line["who"] == "grace"
+    assert line["door"] == "inbox-page"
+    assert line["host"] is None  # a Jupyter identity, not an OS user of a machine
+    assert line["outcome"] == "answered"
+    assert line["decision"] == "Yes"
+    assert line["answer"] == YES
+    assert line["callId"] == "for-anyone"
+    assert line["assignee"] is None
+    assert line["digest"].startswith("sha256:")
+    assert line["when"].endswith("+00:00")
+
+
+@pytest.mark.browser
+def test_as_ada_only_mine_shows_her_assigned_question_and_she_answers_it(
+    page: Page, people: People
+) -> None:
+    location = people.store_path
+    known = set(pending_ids(location))
+    with agent_asking(location, "ada-only", assignee="ada") as for_ada:
+        assigned = wait_for_question(location, known)
+        with agent_asking(location, "anyone-else"):
+            anyone = wait_for_question(location, known | {assigned})
+            page.goto(people.inbox_url("ada"))
+            card, other = card_with_key(page, assigned), card_with_key(page, anyone)
+            expect(card).to_be_visible()
+            expect(other).to_be_visible()
+            mine = page.get_by_role("checkbox", name="Only mine (ada)")
+            mine.check()
+            expect(card).to_be_visible()
+            expect(other).to_be_hidden()
+            save_screenshot(page, "inbox-page-phone-only-mine")
+            card.get_by_role("radio", name="Yes").tap()
+            card.get_by_role("button", name="Submit").tap()
+            assert finish(for_ada)["answer"] == YES
+            expect(card).to_contain_text("Answered")
+    assert answered_by(location, assigned) == ("ada", "inbox-page")

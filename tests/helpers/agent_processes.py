@@ -8,15 +8,17 @@ import sys
 from pathlib import Path
 
 AGENT = str(Path(__file__).parents[1] / "store" / "_agent_process.py")
-"""The agent script: ``AGENT location call_id`` asks and prints its answer as JSON;
+"""The agent script: ``AGENT location call_id [assignee]`` asks and prints its answer as JSON;
 ``AGENT location --answer id label`` answers a question as another process."""
 
 
-def start_agent(location: str, call_id: str = "call-1") -> subprocess.Popen[str]:
-    """An agent process asking on the store at ``location`` with ``call_id``."""
-    return subprocess.Popen(
-        [sys.executable, AGENT, location, call_id], stdout=subprocess.PIPE, text=True
-    )
+def start_agent(
+    location: str, call_id: str = "call-1", assignee: str | None = None
+) -> subprocess.Popen[str]:
+    """An agent process asking on the store at ``location`` with ``call_id`` (for ``assignee``
+    alone to answer, when given)."""
+    argv = [sys.executable, AGENT, location, call_id, *([assignee] if assignee else [])]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
 
 
 def finish(agent: subprocess.Popen[str]) -> dict[str, object]:
