@@ -40,8 +40,10 @@ def test_a_write_to_the_store_files_is_noticed_and_other_files_are_not(tmp_path:
 def test_a_blocked_feed_wakes_on_another_connections_commit_without_a_timer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the timer's checks an hour apart, only the write notice can wake the feed."""
-    monkeypatch.setattr(SQLiteChangeFeed, "MIN_INTERVAL", 3600.0)
+    """Once the timer's window has ended, only the write notice can wake the feed in time: its
+    timer would next check 8 s later. After the notice it checks at once and, should the
+    commit's counter not have moved yet (a WAL write is noticed before it), 4 s later."""
+    monkeypatch.setattr(SQLiteChangeFeed, "MIN_INTERVAL", 4.0)
     monkeypatch.setattr(SQLiteChangeFeed, "MAX_INTERVAL", 3600.0)
     path = tmp_path / "q.sqlite3"
     watcher, writer = SQLiteStore(path), SQLiteStore(path)
@@ -52,7 +54,7 @@ def test_a_blocked_feed_wakes_on_another_connections_commit_without_a_timer(
         waiting = threading.Thread(target=lambda: woke.append(feed.wait(None)))
         waiting.start()
         writer.append_event("s1", {"type": "turn/start", "turn": 1})
-        waiting.join(5.0)
+        waiting.join(6.0)
         assert woke == [True]
     finally:
         feed.close()
