@@ -25,6 +25,24 @@ ensure_venv() {
   fi
 }
 
+# The docs site is built in a venv of its own: the docs extra's mkdocs-jupyter brings jupytext,
+# whose JupyterLab extension would load (and fail) in the test venv's Voila and JupyterLab.
+DOCS_VENV="$ROOT/.cache/venvs/docs"
+ensure_docs_venv() {
+  if [[ ! -x "$DOCS_VENV/bin/python" ]]; then
+    log "creating $DOCS_VENV (the docs site's tools)"
+    "$PY" -m venv "$DOCS_VENV"
+  fi
+  local stamp="$DOCS_VENV/.ipyask-installed-docs"
+  if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" ]]; then
+    log "installing ipyask[docs] into $DOCS_VENV"
+    "$DOCS_VENV/bin/python" -m pip install --quiet -e ".[docs]" 2>&1 \
+      | grep -v '^WARNING: Location' || true
+    "$DOCS_VENV/bin/python" -c "import mkdocs_jupyter" || { log "installing the docs tools failed"; exit 1; }
+    touch "$stamp"
+  fi
+}
+
 ensure_chromium() {
   # Chromium for the browser tests; a CJK font so Chinese card screenshots show text.
   if [[ -x /usr/bin/chromium && -d /usr/share/fonts/truetype/wqy ]]; then return; fi
