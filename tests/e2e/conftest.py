@@ -1,5 +1,5 @@
-"""Fixtures for the end-to-end tests: Debian's Chromium, one JupyterLab or Notebook 7 server per
-module.
+"""Fixtures for the end-to-end tests: Debian's Chromium, one JupyterLab server for the whole
+package (its start is the slowest step of a test module), one Notebook 7 server per module.
 
 Every server is a real subprocess on a free localhost port with private Jupyter directories; it
 is stopped at the end of its module even when a test failed.
@@ -39,13 +39,14 @@ def browser() -> Iterator[Browser]:
             browser.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def lab_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The directory JupyterLab serves; tests write their notebooks here."""
+    """The directory JupyterLab serves; tests write their notebooks here, each under a name of
+    its own (the folder is shared by every module)."""
     return tmp_path_factory.mktemp("lab-root")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def lab(lab_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A JupyterLab server (started once more if the first start fails), always stopped."""
     if importlib.util.find_spec("jupyterlab") is None:

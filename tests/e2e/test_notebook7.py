@@ -129,9 +129,9 @@ AFTER = 'print("after", answer, decision)'
 def test_the_blocking_forms_hold_their_cells_and_queued_cells_run_after(
     notebook7_page: Notebook7Page, lab_root: Path
 ) -> None:
-    write_notebook(lab_root / "blocking.ipynb", [ASK_BLOCKING, APPROVE_BLOCKING, AFTER])
+    write_notebook(lab_root / "blocking-notebook7.ipynb", [ASK_BLOCKING, APPROVE_BLOCKING, AFTER])
     nb = notebook7_page
-    nb.open("blocking.ipynb")
+    nb.open("blocking-notebook7.ipynb")
     prompt = prompts(nb, 3)
     shift_enter(nb, 3)
 
