@@ -20,7 +20,7 @@ from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models.function import FunctionModel
 
 import ipyask
-from ipyask.bridge._one_liners import _notebook
+from ipyask._notebook._one_liners import _notebook
 from ipyask.integrations import langgraph, openai_agents, pydantic_ai
 from ipyask.integrations.claude import can_use_tool
 from ipyask.integrations.mcp import serve

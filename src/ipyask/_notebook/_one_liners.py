@@ -4,7 +4,7 @@
 
 Each cell shows its own questions. The default panel holds every card (the history, shown where
 the person puts it with :func:`show_panel`); the first call in a cell shows that cell's
-:class:`~ipyask.bridge.panel.CellView` in its output, and every call in the cell asks into it, so
+:class:`~ipyask._notebook.panel.CellView` in its output, and every call in the cell asks into it, so
 the output holds only the cards asked from that cell, pending and then answered. A cell that
 showed the panel before it asked has the panel as its view (no second one there). Which cell
 asked is the kernel's parent message of the asking code: for an agent task on ipykernel ≥ 7
@@ -18,9 +18,9 @@ cell's output): an ask there never waits inside its cell, only in a task, whose 
 belong to the panel the notebook shows. Outside a Jupyter kernel or a marimo notebook no panel
 exists and the default service answers only through the answerers registered on it
 (``default_service().on_request(...)``), else ``NO_PROVIDER``. Every call waits through
-:class:`~ipyask.bridge.cell_wait.CellWait`, which makes it work (or fail clearly) on kernels
+:class:`~ipyask._notebook.cell_wait.CellWait`, which makes it work (or fail clearly) on kernels
 that hold comm messages while a cell waits. This module wires the panel
-(:mod:`ipyask.bridge.panel`) to the cell wait; they do not know each other.
+(:mod:`ipyask._notebook.panel`) to the cell wait; they do not know each other.
 
 One :class:`Notebook` holds the default service, its rules, the panel and the cells' views; each
 verb is written once there (what it asks and how it reads the answer), and its ``await`` form
