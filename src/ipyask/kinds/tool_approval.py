@@ -211,14 +211,7 @@ def read(
     question: _common.QuestionLike, item: _wire.AskUserQuestionAnswerItem
 ) -> ToolDecision | _common.Problems:
     """The decision ``item`` gives on tool-approval ``question``, or what is wrong with it."""
-    return _read(question, _intent(question), item)
-
-
-def _read(
-    question: _common.QuestionLike,
-    intent: ToolApprovalIntent,
-    item: _wire.AskUserQuestionAnswerItem,
-) -> ToolDecision | _common.Problems:
+    intent = _intent(question)
     labels = intent.decision_labels()
     chosen = _common.chosen(question, item, {label: kind for kind, label in labels.items()})
     if isinstance(chosen, dict):
@@ -269,8 +262,8 @@ def _problems(
     intent: ToolApprovalIntent,
     item: _wire.AskUserQuestionAnswerItem,
 ) -> _common.Problems:
-    read = _read(question, intent, item)
-    return read if isinstance(read, dict) else {}
+    found = read(question, item)  # its intent is this kind's: the kinds table says so
+    return found if isinstance(found, dict) else {}
 
 
 def answer_item(
