@@ -32,6 +32,7 @@ __all__ = [
     "present",
     "question_wire",
     "read",
+    "scope",
     "words",
 ]
 
@@ -345,6 +346,19 @@ def words(
     )
 
 
+def scope(
+    intent: ToolApprovalIntent, selected: Sequence[str], values: dict[str, Any]
+) -> tuple[_common.Scope, str] | None:
+    """A scoped Always allow's scope and rule (``{"scope": "session", "rule": "read_file"}``
+    in ``custom``, docs/rules.md); ``None`` for any other answer."""
+    rule, kind = values.get("rule"), values.get("scope")
+    if intent.always not in selected or not isinstance(rule, str):
+        return None
+    if kind not in ("session", "saved"):
+        return None
+    return ("always-session" if kind == "session" else "always-saved"), rule
+
+
 KIND: _common.Kind[ToolApprovalIntent] = _common.Kind(
     name="tool-approval",
     intent=ToolApprovalIntent,
@@ -355,4 +369,5 @@ KIND: _common.Kind[ToolApprovalIntent] = _common.Kind(
     text_rides=_text_rides,
     mark=mark,
     words=words,
+    scope=scope,
 )
