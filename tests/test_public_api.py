@@ -90,6 +90,7 @@ MOVED_FROM_THE_TOP_LEVEL = {
 PROTOCOL = {
     # The wire: request and answer models, cards and presentations, view messages, codes.
     "PROTOCOL_VERSION",
+    "AlwaysRuleOffer",
     "AnswerMessage",
     "ApprovalDisplay",
     "ApprovalIntent",
@@ -125,6 +126,7 @@ PROTOCOL = {
     "PlanReviewPresentation",
     "Presentation",
     "ReleaseMessage",
+    "RemoveRuleMessage",
     "SettledStatus",
     "TimedOutMessage",
     "ToolApprovalIntent",
@@ -289,6 +291,14 @@ def test_the_protocol_module_is_the_wire() -> None:
     assert set(ipyask.protocol.__all__) == PROTOCOL
     for name in set(ipyask.widget.__all__) & PROTOCOL:
         assert getattr(ipyask.protocol, name) is getattr(ipyask.widget, name)
+
+
+def test_every_wire_shape_of_the_widget_is_in_the_protocol() -> None:
+    import ipyask.protocol
+    import ipyask.widget
+
+    widget_only = {"CardStore", "QuestionWidget", "render_markdown"}
+    assert set(ipyask.widget.__all__) - widget_only <= set(ipyask.protocol.__all__)
 
 
 def test_importing_ipyask_loads_nothing_until_a_name_is_used() -> None:
