@@ -759,20 +759,20 @@ def _timeout_ms(timeout: object) -> int | None:
     return math.ceil(timeout * 1000)
 
 
-_notebook = Notebook()
+_default_notebook = Notebook()
 """The default notebook: every one-liner asks on it."""
 
-default_service = _notebook.default_service
-default_rules = _notebook.default_rules
-default_panel = _notebook.default_panel
-panel_if_made = _notebook.panel_if_made
-show_panel = _notebook.show_panel
-ask = _notebook.ask
-ask_blocking = _notebook.ask_blocking
-approve = _notebook.approve
-approve_blocking = _notebook.approve_blocking
-approve_tool = _notebook.approve_tool
-approve_tool_blocking = _notebook.approve_tool_blocking
-form = _notebook.form
-form_blocking = _notebook.form_blocking
-ask_batch = _notebook.ask_batch
+default_service = _default_notebook.default_service
+default_rules = _default_notebook.default_rules
+default_panel = _default_notebook.default_panel
+panel_if_made = _default_notebook.panel_if_made
+show_panel = _default_notebook.show_panel
+ask = _default_notebook.ask
+ask_blocking = _default_notebook.ask_blocking
+approve = _default_notebook.approve
+approve_blocking = _default_notebook.approve_blocking
+approve_tool = _default_notebook.approve_tool
+approve_tool_blocking = _default_notebook.approve_tool_blocking
+form = _default_notebook.form
+form_blocking = _default_notebook.form_blocking
+ask_batch = _default_notebook.ask_batch

@@ -105,9 +105,9 @@ async def _ask_timed(
 ) -> AskUserQuestionAnswer | PendingAnswer:
     call_id = f"bridge-{uuid.uuid4().hex[:12]}"
     if service is None:
-        from .._notebook._one_liners import _notebook
+        from .._notebook._one_liners import _default_notebook
 
-        return await _notebook.ask_timed_in_cell(request, call_id, timeout_ms, on_timeout)
+        return await _default_notebook.ask_timed_in_cell(request, call_id, timeout_ms, on_timeout)
     if request.agent is None:
         request = request.model_copy(update={"agent": _bridge_agent(service)})
     return await service.ask_timed(request, call_id, timeout_ms, on_timeout=on_timeout)
