@@ -35,7 +35,7 @@ INBOX_TARGETS_MS = {"first_card": 100.0, "all_grouped": 300.0}
 
 def build_inbox_state(count: int, processes: int) -> dict[str, Any]:
     """The synced state of an inbox panel showing ``count`` open questions of ``processes``."""
-    from ipyask.bridge.panel._inbox import _card
+    from ipyask._notebook.panel._inbox_cards import _card
     from ipyask.store import QuestionRecord
 
     options = [{"label": "Go on"}, {"label": "Stop"}]

@@ -1,4 +1,5 @@
-"""The package's shape: no import cycles, the bridge's two rooms apart (see also test_public_api).
+"""The package's shape: no import cycles, the notebook side's two rooms apart (see also
+test_public_api).
 
 Import rule of these tests: every import of an ``ipyask`` module counts, relative or absolute
 (``import ipyask.x``, ``from ipyask.x import y``, ``from ..x import y``), wherever it appears: at
@@ -20,7 +21,7 @@ import pytest
 import ipyask
 
 PACKAGE = Path(ipyask.__file__).parent
-BRIDGE_ROOMS = ("ipyask.bridge.panel", "ipyask.bridge.cell_wait")
+NOTEBOOK_ROOMS = ("ipyask._notebook.panel", "ipyask._notebook.cell_wait")
 
 
 def _module_name(path: Path) -> str:
@@ -137,37 +138,44 @@ if TYPE_CHECKING:
     assert found == {f"ipyask.{m}" for m in expected}
 
 
-@pytest.mark.parametrize("room", BRIDGE_ROOMS)
-def test_each_bridge_room_imports_nothing_else_of_the_bridge(room: str) -> None:
+@pytest.mark.parametrize("room", NOTEBOOK_ROOMS)
+def test_each_notebook_room_imports_nothing_else_of_the_notebook_side(room: str) -> None:
     """The panel and the cell wait do not import each other, nor the one-liners that wire them."""
     outside = {
         (module, target)
         for module, targets in GRAPH.items()
         if module == room or module.startswith(f"{room}.")
         for target in targets
-        if target.startswith("ipyask.bridge")
+        if target.startswith("ipyask._notebook")
         and not (target == room or target.startswith(f"{room}."))
     }
     assert outside == set()
 
 
-def test_ipyask_takes_the_bridge_api_from_the_bridge() -> None:
-    import ipyask.bridge
+def test_ipyask_takes_the_notebook_api_from_the_notebook_side() -> None:
+    import ipyask._notebook
 
-    from_bridge = [name for name, module in ipyask._PUBLIC.items() if module == ".bridge"]
-    assert set(from_bridge) <= set(ipyask.bridge.__all__)
-    for name in from_bridge:
-        assert getattr(ipyask, name) is getattr(ipyask.bridge, name)
-    assert [m for m in GRAPH["ipyask"] if m.startswith("ipyask.bridge")] == ["ipyask.bridge"]
+    from_notebook = [name for name, module in ipyask._PUBLIC.items() if module == "._notebook"]
+    assert set(from_notebook) <= set(ipyask._notebook.__all__)
+    for name in from_notebook:
+        assert getattr(ipyask, name) is getattr(ipyask._notebook, name)
+    assert [m for m in GRAPH["ipyask"] if m.startswith("ipyask._notebook")] == ["ipyask._notebook"]
 
 
-@pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith("ipyask.bridge.")))
-def test_every_bridge_module_names_what_it_exports(name: str) -> None:
+def test_nothing_imports_the_deprecated_bridge() -> None:
+    """``ipyask.bridge`` only forwards the previous release's names (with a warning) to their
+    homes; ipyask itself imports the notebook side as ``ipyask._notebook``."""
+    assert "ipyask.bridge" in GRAPH
+    assert [module for module, targets in GRAPH.items() if "ipyask.bridge" in targets] == []
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith("ipyask._notebook.")))
+def test_every_notebook_module_names_what_it_exports(name: str) -> None:
     module = importlib.import_module(name)
     assert all(hasattr(module, attr) for attr in module.__all__)
 
 
-KINDS_MAY_NOT_IMPORT = ("ipyask._vocabulary", "ipyask.widget", "ipyask.bridge")
+KINDS_MAY_NOT_IMPORT = ("ipyask._vocabulary", "ipyask.widget", "ipyask._notebook")
 PRESENTATIONS = PACKAGE / "widget" / "js" / "presentations"
 SHARED_PRESENTATION_PARTS = {
     # Used by several presentations, not a kind of their own.
@@ -179,7 +187,7 @@ SHARED_PRESENTATION_PARTS = {
 
 def _kind_imports_above(graph: dict[str, list[str]]) -> set[tuple[str, str]]:
     """Each (kind module, module) where a module of ``ipyask.kinds`` imports the vocabulary,
-    the widget or the bridge."""
+    the widget or the notebook side."""
     return {
         (module, target)
         for module, targets in graph.items()
@@ -189,7 +197,7 @@ def _kind_imports_above(graph: dict[str, list[str]]) -> set[tuple[str, str]]:
     }
 
 
-def test_no_kind_imports_the_vocabulary_the_widget_or_the_bridge() -> None:
+def test_no_kind_imports_the_vocabulary_the_widget_or_the_notebook_side() -> None:
     """A kind is a slice from the bottom: whatever serves every kind imports it, not the reverse."""
     assert "ipyask.kinds.tool_approval" in GRAPH
     assert _kind_imports_above(GRAPH) == set()

@@ -90,6 +90,7 @@ MOVED_FROM_THE_TOP_LEVEL = {
 PROTOCOL = {
     # The wire: request and answer models, cards and presentations, view messages, codes.
     "PROTOCOL_VERSION",
+    "AlwaysRuleOffer",
     "AnswerMessage",
     "ApprovalDisplay",
     "ApprovalIntent",
@@ -125,6 +126,7 @@ PROTOCOL = {
     "PlanReviewPresentation",
     "Presentation",
     "ReleaseMessage",
+    "RemoveRuleMessage",
     "SettledStatus",
     "TimedOutMessage",
     "ToolApprovalIntent",
@@ -164,7 +166,7 @@ PACKAGE = Path(ipyask.__file__).parent
 KERNEL_CLIENT = "ipyask.testing._kernel_client"  # the testing tools' own errors, in ipyask.testing
 INTERNAL_EXCEPTIONS = {
     # Raised and caught inside ipyask; a user never meets them.
-    "ipyask.bridge.panel._view_dispatch.Refused": "the panel answers the view with its code",
+    "ipyask._notebook.panel._view_dispatch.Refused": "the panel answers the view with its code",
     "ipyask.integrations._langgraph_cards.AskAgain": "the LangGraph bridge asks the card again",
 }
 
@@ -197,8 +199,9 @@ def own_names(module: types.ModuleType) -> set[str]:
 
 
 def test_the_public_modules_are_known() -> None:
-    known = {"ipyask", "ipyask.host", "ipyask.testing", "ipyask.widget", "ipyask.bridge"}
-    assert known | {"ipyask.errors", "ipyask.protocol"} <= set(public_modules())
+    known = {"ipyask", "ipyask.host", "ipyask.testing", "ipyask.widget", "ipyask.errors"}
+    assert known | {"ipyask.protocol"} <= set(public_modules())
+    assert not [name for name in public_modules() if name.startswith("ipyask._notebook")]
 
 
 @pytest.mark.parametrize("name", public_modules())
@@ -256,7 +259,8 @@ def test_type_checkers_see_the_same_names_from_the_same_modules_as_the_table() -
 
 
 def test_the_moved_names_are_the_previous_top_level_less_the_kept_ones() -> None:
-    assert ipyask._MOVED == MOVED_FROM_THE_TOP_LEVEL
+    top_level = {name: home for name, home in ipyask._MOVED.items() if "." not in name}
+    assert top_level == MOVED_FROM_THE_TOP_LEVEL
     assert not set(MOVED_FROM_THE_TOP_LEVEL) & TOP_LEVEL
 
 
@@ -287,6 +291,14 @@ def test_the_protocol_module_is_the_wire() -> None:
     assert set(ipyask.protocol.__all__) == PROTOCOL
     for name in set(ipyask.widget.__all__) & PROTOCOL:
         assert getattr(ipyask.protocol, name) is getattr(ipyask.widget, name)
+
+
+def test_every_wire_shape_of_the_widget_is_in_the_protocol() -> None:
+    import ipyask.protocol
+    import ipyask.widget
+
+    widget_only = {"CardStore", "QuestionWidget", "render_markdown"}
+    assert set(ipyask.widget.__all__) - widget_only <= set(ipyask.protocol.__all__)
 
 
 def test_importing_ipyask_loads_nothing_until_a_name_is_used() -> None:
@@ -389,9 +401,6 @@ OLD_PATHS = [
     ("ipyask.store", "StoreOpenError"),
     ("ipyask.store", "StoreUnavailableError"),
     ("ipyask.store", "StoreVersionError"),
-    ("ipyask.bridge", "BlockingUnsupportedError"),
-    ("ipyask.bridge.cell_wait", "BlockingUnsupportedError"),
-    ("ipyask.bridge.cell_wait._interruptible", "InterruptedAskError"),
     ("ipyask._errors", "HarnessError"),
     ("ipyask._abort", "AbortError"),
     ("ipyask._form_schema", "FormSchemaError"),
@@ -423,3 +432,113 @@ def test_host_exceptions_import_with_a_deprecation_warning(name: str) -> None:
 def test_host_names_nothing_else_through_its_getattr() -> None:
     with pytest.raises(AttributeError, match="NoSuchName"):
         ipyask.host.NoSuchName  # noqa: B018
+
+
+def test_host_moved_names_are_in_the_one_table() -> None:
+    in_host = {name for name in ipyask._MOVED if name.startswith("host.")}
+    assert in_host == {"host.AbortError", "host.FormSchemaError", "host.HarnessError"}
+
+
+OLD_NOTEBOOK_SIDE = {
+    # The previous release's public modules of the notebook side, now the private
+    # ipyask._notebook: what each exported and where it is now (a private home: kernel plumbing
+    # that nothing public replaces).
+    "ipyask.bridge": {
+        **dict.fromkeys(
+            [
+                "Diagnosis",
+                "QuestionPanel",
+                "approve",
+                "approve_blocking",
+                "approve_tool",
+                "approve_tool_blocking",
+                "ask",
+                "ask_batch",
+                "ask_blocking",
+                "default_panel",
+                "default_rules",
+                "default_service",
+                "diagnose",
+                "form",
+                "form_blocking",
+                "inbox",
+                "show_panel",
+            ],
+            "ipyask",
+        ),
+        "BlockingUnsupportedError": "ipyask.errors",
+    },
+    "ipyask.bridge.panel": {"QuestionPanel": "ipyask", "CellView": "ipyask._notebook.panel"},
+    "ipyask.bridge.cell_wait": {
+        "BlockingUnsupportedError": "ipyask.errors",
+        **dict.fromkeys(
+            [
+                "HOST_NAMES",
+                "CellWait",
+                "Host",
+                "HostName",
+                "PanelComm",
+                "Strategy",
+                "await_strategy",
+                "blocking_strategy",
+                "colab_widget_manager",
+                "current_kernel",
+                "detect_host",
+                "enable_colab_widget_manager",
+                "front_end_seen",
+                "marimo_cell",
+                "share_route",
+            ],
+            "ipyask._notebook.cell_wait",
+        ),
+    },
+}
+OLD_NOTEBOOK_NAMES = sorted(
+    (module, name, home)
+    for module, names in OLD_NOTEBOOK_SIDE.items()
+    for name, home in names.items()
+)
+
+
+def test_the_old_notebook_side_is_in_the_one_table_of_moved_names() -> None:
+    listed = {old: home for old, home in ipyask._MOVED.items() if old.startswith("bridge.")}
+    assert listed == {f"{module[7:]}.{name}": home for module, name, home in OLD_NOTEBOOK_NAMES}
+
+
+@pytest.mark.parametrize(("module", "name", "home"), OLD_NOTEBOOK_NAMES)
+def test_an_old_notebook_name_imports_with_a_warning(module: str, name: str, home: str) -> None:
+    old = importlib.import_module(module)
+    now = importlib.import_module(home)
+    if home.startswith("ipyask._"):  # kernel plumbing: it still resolves; it will go
+        says = "it is private to ipyask and nothing public replaces it"
+    else:
+        assert name in now.__all__
+        says = f"import it from {home} (from {home} import {name})"
+    said = f"{module}.{name} is deprecated and will be removed in the next release: {says}"
+    with pytest.warns(DeprecationWarning, match=f"^{re.escape(said)}$") as caught:
+        value = getattr(old, name)
+    assert len(caught) == 1
+    assert value is getattr(now, name)
+
+
+def test_the_old_notebook_imports_warn_where_they_are_written() -> None:
+    with pytest.warns(DeprecationWarning, match=r"from ipyask import QuestionPanel") as caught:
+        from ipyask.bridge.panel import QuestionPanel
+    assert QuestionPanel is ipyask.QuestionPanel
+    assert [Path(warning.filename).name for warning in caught] == [Path(__file__).name]
+    with pytest.warns(
+        DeprecationWarning, match=r"ipyask\.bridge\.cell_wait\.share_route .* private"
+    ):
+        from ipyask.bridge.cell_wait import share_route  # noqa: F401
+
+
+def test_the_old_notebook_modules_export_nothing_new() -> None:
+    import ipyask.bridge
+
+    assert ipyask.bridge.__all__ == []
+    assert ipyask.bridge.panel is importlib.import_module("ipyask.bridge.panel")
+    assert ipyask.bridge.cell_wait is importlib.import_module("ipyask.bridge.cell_wait")
+    with pytest.raises(AttributeError, match="NoSuchName"):
+        ipyask.bridge.panel.NoSuchName  # noqa: B018
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("ipyask.bridge.panel._question_panel")

@@ -7,8 +7,8 @@ Every settlement can carry one: the store keeps it with a durable question's rec
 (its questions, with their options and arguments, in wire form): an approval of ``rm -rf /tmp/x``
 cannot later be read as an approval of other arguments.
 
-This module imports nothing of ipyask, so the store (below the vocabulary) and the bridge can both
-use it.
+This module imports nothing of ipyask, so the store (below the vocabulary) and the notebook side
+can both use it.
 """
 
 from __future__ import annotations

@@ -85,8 +85,8 @@ Elsewhere:
 - Internal, never raised to you: the panel's ``Refused`` (a refused view message, answered with a
   ``ViewErrorCode``) and the LangGraph bridge's ``AskAgain`` (a card asked again).
 
-This module imports nothing of ipyask, so every other module (the store and the bridge included)
-can take its exceptions from here without an import cycle.
+This module imports nothing of ipyask, so every other module (the store and the notebook side
+included) can take its exceptions from here without an import cycle.
 """
 
 from __future__ import annotations

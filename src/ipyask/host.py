@@ -10,7 +10,6 @@ waterfall (``Answerer``, ``Next``, ``after_answer``), the approval rules' record
 exceptions, ``HarnessError`` and ``AbortError`` included, in :mod:`ipyask.errors`.
 """
 
-import warnings
 from typing import Any
 
 from ._abort import AbortController, AbortSignal
@@ -139,19 +138,9 @@ __all__ = [
     "tool_decision",
 ]
 
-# Exported here until ipyask.errors held every exception; importable for one more release.
-_MOVED_TO_ERRORS = frozenset({"AbortError", "FormSchemaError", "HarnessError"})
-
 
 def __getattr__(name: str) -> Any:
-    if name in _MOVED_TO_ERRORS:
-        warnings.warn(
-            f"ipyask.host.{name} is deprecated and will be removed in the next release: "
-            f"import it from ipyask.errors (from ipyask.errors import {name})",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        from . import errors
+    # The exceptions exported here until ipyask.errors held every one: ipyask._MOVED lists them.
+    from . import _moved
 
-        return getattr(errors, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _moved(__name__, name)

@@ -20,8 +20,8 @@ from ipyask.testing import (
 
 SETUP = """
 import asyncio, sys, ipykernel, ipyask
-import ipyask.bridge.cell_wait._interruptible as interruptible
-from ipyask.bridge import cell_wait
+import ipyask._notebook.cell_wait._interruptible as interruptible
+from ipyask._notebook import cell_wait
 interruptible.PROBE_SECONDS = 2.0
 order = []
 """

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ipyask._answered_by import card_digest
-from ipyask.bridge.panel import CellView
+from ipyask._notebook.panel import CellView
 from ipyask.host import QuestionAnsweredEvent, TurnStartEvent
 
 from ._helpers import FakeView, drain

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 import ipyask
 from ipyask import UserQuestionError
 from ipyask._field_problems import FIELD_PROBLEMS, FieldProblem, FieldProblemCode
-from ipyask.bridge.panel._texts import (
+from ipyask._notebook.panel._texts import (
     NOTICES,
     RECORD_WORDS,
     Notice,
@@ -23,7 +23,7 @@ from ipyask.bridge.panel._texts import (
     cancelled_notice,
     language_of,
 )
-from ipyask.bridge.panel._transcript import record
+from ipyask._notebook.panel._transcript import record
 from ipyask.protocol import AskUserQuestionAnswer
 from ipyask.widget import Card, NoticeCode, QuestionWidget
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import ipyask
-from ipyask.bridge.panel._rules_list import rule_id
+from ipyask._notebook.panel._rules_list import rule_id
 
 
 @pytest.fixture

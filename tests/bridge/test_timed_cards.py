@@ -8,8 +8,8 @@ import pytest
 import ipyask
 from ipyask import PendingAnswer
 from ipyask._answered_by import card_digest
-from ipyask.bridge.panel._continued_cards import NOT_TRACKED
-from ipyask.bridge.panel._transcript import escape_markdown
+from ipyask._notebook.panel._continued_cards import NOT_TRACKED
+from ipyask._notebook.panel._transcript import escape_markdown
 
 from ._helpers import drain, only_key
 

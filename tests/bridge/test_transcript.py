@@ -9,8 +9,8 @@ import pytest
 
 import ipyask
 from ipyask._answered_by import DOORS, AnsweredBy
-from ipyask.bridge.panel._texts import DOOR_WORDS
-from ipyask.bridge.panel._transcript import (
+from ipyask._notebook.panel._texts import DOOR_WORDS
+from ipyask._notebook.panel._transcript import (
     TRANSCRIPT_CHARS_PER_MS,
     TRANSCRIPT_DELAY_MS,
     Transcript,

@@ -1,6 +1,6 @@
 """``ipyask.diagnose()`` in process: what it reports for each host's signals; it only reads.
 
-The host is told by signals in the process (see ``ipyask.bridge.cell_wait._host``); these tests
+The host is told by signals in the process (see ``ipyask._notebook.cell_wait._host``); these tests
 set each signal and check the host, the strategies and the report. A real kernel is in
 ``test_diagnose_in_kernel``.
 """
@@ -15,7 +15,7 @@ import types
 import pytest
 
 import ipyask
-from ipyask.bridge.cell_wait import detect_host
+from ipyask._notebook.cell_wait import detect_host
 
 HOST_VARIABLES = ("COLAB_RELEASE_TAG", "SERVER_SOFTWARE", "JPY_SESSION_NAME", "VSCODE_PID")
 
@@ -48,7 +48,7 @@ def test_plain_python_reports_no_kernel_and_the_versions() -> None:
 
 
 def test_diagnose_makes_no_panel() -> None:
-    from ipyask.bridge._one_liners import panel_if_made
+    from ipyask._notebook._one_liners import panel_if_made
 
     before = panel_if_made()
     ipyask.diagnose(file=io.StringIO())
@@ -96,7 +96,7 @@ class FakeKernel:
 @pytest.fixture
 def fake_kernel(monkeypatch: pytest.MonkeyPatch) -> FakeKernel:
     kernel = FakeKernel()
-    monkeypatch.setattr("ipyask.bridge.cell_wait._host.current_kernel", lambda: kernel)
+    monkeypatch.setattr("ipyask._notebook.cell_wait._host.current_kernel", lambda: kernel)
     return kernel
 
 
@@ -129,7 +129,7 @@ class FakeColabOutput(types.ModuleType):
 
 
 def test_colab_is_told_and_its_widget_manager_enabled(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ipyask.bridge.cell_wait import colab_widget_manager, enable_colab_widget_manager
+    from ipyask._notebook.cell_wait import colab_widget_manager, enable_colab_widget_manager
 
     output = FakeColabOutput()
     monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
@@ -147,7 +147,7 @@ def test_colab_is_told_and_its_widget_manager_enabled(monkeypatch: pytest.Monkey
 def test_a_blocking_call_in_a_marimo_cell_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """In a running marimo cell (faked: marimo's context says a cell runs, and the cell runs in
     the loop of its thread) ``ask_blocking`` raises at once instead of blocking marimo's loop."""
-    monkeypatch.setattr("ipyask.bridge.cell_wait._marimo.marimo_cell", lambda: object())
+    monkeypatch.setattr("ipyask._notebook.cell_wait._marimo.marimo_cell", lambda: object())
 
     async def cell() -> None:
         ipyask.ask_blocking("Proceed?", ["Yes", "No"])

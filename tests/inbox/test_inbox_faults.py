@@ -15,7 +15,7 @@ import pytest
 
 import ipyask
 from helpers.sqlite_faults import SQLITE_FAULTS
-from ipyask.bridge.panel._texts import NOTICES
+from ipyask._notebook.panel._texts import NOTICES
 from ipyask.store import SQLiteStore, open_store
 from ipyask.testing import ManualClock, new_database, postgres_stopped, restart_postgres
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import ipyask
-from ipyask.bridge.panel._inbox import ASKED_EARLIER, SETTLED_ELSEWHERE, process_ended
+from ipyask._notebook.panel._inbox_cards import ASKED_EARLIER, SETTLED_ELSEWHERE, process_ended
 from ipyask.store import Store, open_store
 
 from ._helpers import DEPLOY, NO, YES, View, until

@@ -20,7 +20,7 @@ from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models.function import FunctionModel
 
 import ipyask
-from ipyask.bridge._one_liners import _notebook
+from ipyask._notebook._one_liners import _default_notebook
 from ipyask.integrations import langgraph, openai_agents, pydantic_ai
 from ipyask.integrations.claude import can_use_tool
 from ipyask.integrations.mcp import serve
@@ -269,7 +269,7 @@ async def test_mcp_serve_refuses_a_bad_approval_timeout(svc: ipyask.UserQuestion
 async def test_with_no_service_the_default_service_asks_timed_as_the_cells_agent(
     svc: ipyask.UserQuestions, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_notebook, "_service", svc)
+    monkeypatch.setattr(_default_notebook, "_service", svc)
     asked: list[ipyask.protocol.AskUserQuestionRequest] = []
     svc.on_request(lambda request, next: asked.append(request) or next())
     capability = pydantic_ai.approvals(timeout=30)

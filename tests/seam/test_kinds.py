@@ -45,3 +45,20 @@ def test_importing_ipyask_does_not_load_the_markdown_renderer() -> None:
     code = "import sys, ipyask\nassert 'markdown_it' not in sys.modules\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_tool_approval_kind_reads_a_scoped_always_allow_and_no_other_kind_does() -> None:
+    """The transcript asks the question's kind for an answer's scope: only an Always allow of a
+    tool approval has one (its rule and how long it holds)."""
+    tool = tool_approval_question("write", {"path": "a"}, decisions=("approve", "always"))
+    kind = KINDS["tool-approval"]
+    saved = {"scope": "saved", "rule": "write(path='a')"}
+    assert kind.scope(tool.intent, ["Always allow"], saved) == ("always-saved", "write(path='a')")
+    assert kind.scope(tool.intent, ["Always allow"], {**saved, "scope": "session"}) == (
+        "always-session",
+        "write(path='a')",
+    )
+    assert kind.scope(tool.intent, ["Approve"], saved) is None
+    assert kind.scope(tool.intent, ["Always allow"], {"scope": "forever", "rule": "x"}) is None
+    form = form_question("Book", {"type": "object", "properties": {}})
+    assert KINDS["form"].scope(form.intent, ["Submit"], saved) is None

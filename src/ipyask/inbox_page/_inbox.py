@@ -1,6 +1,6 @@
 """``PageInbox``: the store's inbox panel, run in the Jupyter server, its views in browsers.
 
-The page shows the inbox widget itself: a :class:`~ipyask.bridge.panel.QuestionPanel` on the
+The page shows the inbox widget itself: a :class:`~ipyask._notebook.panel.QuestionPanel` on the
 store runs in the server's process as it would in a kernel, and what its comm would carry goes
 over HTTP instead: the panel's synced state and every message it sends reach each open page as
 server-sent events, and what a page's view sends comes back as a POST, handed to the panel
@@ -16,8 +16,8 @@ import json
 import threading
 from typing import TYPE_CHECKING
 
+from .._notebook.panel._inbox_cards import ANSWERING_AS
 from .._service import UserQuestions
-from ..bridge.panel._inbox import ANSWERING_AS
 from ..store import Store, open_store
 
 if TYPE_CHECKING:

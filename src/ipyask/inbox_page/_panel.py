@@ -7,8 +7,8 @@ from typing import Any
 
 from comm.base_comm import BaseComm
 
+from .._notebook.panel import QuestionPanel
 from .._service import UserQuestions
-from ..bridge.panel import QuestionPanel
 from ..widget import CardStore
 
 __all__ = ["PageEvent", "PagePanel"]

@@ -10,10 +10,10 @@ from weakref import WeakKeyDictionary
 
 from .._agents import Agent
 from .._errors import UserQuestionError
+from .._notebook import ask_batch, default_service, show_panel
 from .._service import UserQuestions
 from .._timeout_decisions import PENDING, REJECT, timeout_answer
 from .._vocabulary import AskUserQuestionAnswer, AskUserQuestionRequest, PendingAnswer
-from ..bridge import ask_batch, default_service, show_panel
 
 __all__ = ["Timing", "ask", "chosen_service", "timing"]
 
@@ -105,9 +105,9 @@ async def _ask_timed(
 ) -> AskUserQuestionAnswer | PendingAnswer:
     call_id = f"bridge-{uuid.uuid4().hex[:12]}"
     if service is None:
-        from ..bridge._one_liners import _notebook
+        from .._notebook._one_liners import _default_notebook
 
-        return await _notebook.ask_timed_in_cell(request, call_id, timeout_ms, on_timeout)
+        return await _default_notebook.ask_timed_in_cell(request, call_id, timeout_ms, on_timeout)
     if request.agent is None:
         request = request.model_copy(update={"agent": _bridge_agent(service)})
     return await service.ask_timed(request, call_id, timeout_ms, on_timeout=on_timeout)

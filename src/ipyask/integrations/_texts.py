@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from ..bridge.panel._texts import Language, fill, language_of
+from .._notebook.panel._texts import Language, fill, language_of
 
 if TYPE_CHECKING:
     from .._service import UserQuestions
@@ -136,8 +136,8 @@ def text(language: Language, key: BridgeText, **values: str) -> str:
 def card_language(service: UserQuestions | None) -> Language:
     """The language of the cards that show ``service``'s questions (``None``: the default
     service): the ``language`` of its first open question panel, English without one."""
-    from ..bridge import default_panel
-    from ..bridge.panel import QuestionPanel
+    from .._notebook import default_panel
+    from .._notebook.panel import QuestionPanel
 
     if service is None:
         return language_of(default_panel().language)

@@ -5,7 +5,7 @@ A kind holds everything about itself: its intent model (what the agent asks), it
 (``check``), its card (the presentation model and ``present``), and for a kind with a typed
 result, that result, its reading of an answer item (``read``), its writer (``answer_item``) and
 its question builder (``question_wire``). A kind never imports the vocabulary, the widget or
-the bridge; the code that serves every kind (the vocabulary's intent union, the intent check,
+the notebook side; the code that serves every kind (the vocabulary's intent union, the intent check,
 the card's presentation, the answer checks, the transcript, the scripted answerer) finds a
 kind in :data:`KINDS` by ``intent.kind``. See ``docs/kinds.md`` for adding one.
 """

@@ -21,6 +21,7 @@ __all__ = [
     "Problems",
     "QuestionLike",
     "RequestLike",
+    "Scope",
     "check_approve_and_detail",
     "check_labels_are_options",
     "chosen",
@@ -71,6 +72,9 @@ Problems = dict[str, _field_problems.FieldProblem]
 Mark = Literal["rejected", "not-approved", "declined", "dismissed"]
 """What a decision card's answer means when it is a no (the transcript's words for it)."""
 
+Scope = Literal["always-session", "always-saved"]
+"""How long the rule a scoped answer adds holds (the transcript's words for it)."""
+
 Escape = Callable[[str], str]
 """Escapes text for Markdown (the transcript's)."""
 
@@ -109,6 +113,12 @@ def _no_words(
     return None
 
 
+def _no_scope(
+    intent: Any, selected: Sequence[str], values: dict[str, Any]
+) -> tuple[Scope, str] | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Kind(Generic[IntentT]):
     """One question kind's entry in the table of kinds: its name (the intent's and the
@@ -138,6 +148,10 @@ class Kind(Generic[IntentT]):
     words: Callable[[IntentT, Sequence[str], dict[str, Any], Escape], str | None] = _no_words
     """An answer's JSON object text (``custom``) as a person reads it, ``None`` when the kind
     has no words for it."""
+    scope: Callable[[IntentT, Sequence[str], dict[str, Any]], tuple[Scope, str] | None] = _no_scope
+    """A scoped answer's scope and the rule it adds, read from its JSON object text
+    (``custom``); ``None`` when the answer is not scoped. The transcript says them before any
+    other words of the answer."""
 
     def of(self, intent: object) -> IntentT | None:
         """``intent`` when it is this kind's intent model, else ``None``."""

@@ -131,12 +131,7 @@ def read(
     question: _common.QuestionLike, item: _wire.AskUserQuestionAnswerItem
 ) -> FormResult | _common.Problems:
     """The outcome ``item`` gives on form ``question``, or what is wrong with it."""
-    return _read(question, _intent(question), item)
-
-
-def _read(
-    question: _common.QuestionLike, intent: FormIntent, item: _wire.AskUserQuestionAnswerItem
-) -> FormResult | _common.Problems:
+    intent = _intent(question)
     labels = intent.action_labels()
     chosen = _common.chosen(question, item, {label: action for action, label in labels.items()})
     if isinstance(chosen, dict):
@@ -169,8 +164,8 @@ def _read(
 def _problems(
     question: _common.QuestionLike, intent: FormIntent, item: _wire.AskUserQuestionAnswerItem
 ) -> _common.Problems:
-    read = _read(question, intent, item)
-    return read if isinstance(read, dict) else {}
+    found = read(question, item)  # its intent is this kind's: the kinds table says so
+    return found if isinstance(found, dict) else {}
 
 
 def answer_item(

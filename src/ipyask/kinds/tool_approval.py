@@ -32,6 +32,7 @@ __all__ = [
     "present",
     "question_wire",
     "read",
+    "scope",
     "words",
 ]
 
@@ -211,14 +212,7 @@ def read(
     question: _common.QuestionLike, item: _wire.AskUserQuestionAnswerItem
 ) -> ToolDecision | _common.Problems:
     """The decision ``item`` gives on tool-approval ``question``, or what is wrong with it."""
-    return _read(question, _intent(question), item)
-
-
-def _read(
-    question: _common.QuestionLike,
-    intent: ToolApprovalIntent,
-    item: _wire.AskUserQuestionAnswerItem,
-) -> ToolDecision | _common.Problems:
+    intent = _intent(question)
     labels = intent.decision_labels()
     chosen = _common.chosen(question, item, {label: kind for kind, label in labels.items()})
     if isinstance(chosen, dict):
@@ -269,8 +263,8 @@ def _problems(
     intent: ToolApprovalIntent,
     item: _wire.AskUserQuestionAnswerItem,
 ) -> _common.Problems:
-    read = _read(question, intent, item)
-    return read if isinstance(read, dict) else {}
+    found = read(question, item)  # its intent is this kind's: the kinds table says so
+    return found if isinstance(found, dict) else {}
 
 
 def answer_item(
@@ -352,6 +346,19 @@ def words(
     )
 
 
+def scope(
+    intent: ToolApprovalIntent, selected: Sequence[str], values: dict[str, Any]
+) -> tuple[_common.Scope, str] | None:
+    """A scoped Always allow's scope and rule (``{"scope": "session", "rule": "read_file"}``
+    in ``custom``, docs/rules.md); ``None`` for any other answer."""
+    rule, kind = values.get("rule"), values.get("scope")
+    if intent.always not in selected or not isinstance(rule, str):
+        return None
+    if kind not in ("session", "saved"):
+        return None
+    return ("always-session" if kind == "session" else "always-saved"), rule
+
+
 KIND: _common.Kind[ToolApprovalIntent] = _common.Kind(
     name="tool-approval",
     intent=ToolApprovalIntent,
@@ -362,4 +369,5 @@ KIND: _common.Kind[ToolApprovalIntent] = _common.Kind(
     text_rides=_text_rides,
     mark=mark,
     words=words,
+    scope=scope,
 )

@@ -2,88 +2,15 @@
 
 :class:`QuestionWidget` holds the cards in a synced trait; views report what the person does
 through the messages in :mod:`ipyask.widget._protocol` (documented in ``docs/protocol.md``).
+The card models and the messages are exported here and from :mod:`ipyask.protocol` (one list,
+``_wire_shapes``).
 """
 
+from . import _wire_shapes
 from ._card_store import CardStore
-from ._cards import (
-    AlwaysRuleOffer,
-    ApprovalPresentation,
-    Card,
-    CardSettlement,
-    CardSource,
-    CardStatus,
-    CardView,
-    CountdownFrame,
-    FormPresentation,
-    GenericPresentation,
-    NoticeCode,
-    PlanReviewPresentation,
-    Presentation,
-    SettledStatus,
-    ToolApprovalPresentation,
-    ToolDecisionOption,
-    WaitKind,
-    WireCard,
-)
 from ._markdown import render_markdown
-from ._protocol import (
-    PROTOCOL_VERSION,
-    AnswerMessage,
-    CancelMessage,
-    CardsMessage,
-    ClaimMessage,
-    ErrorMessage,
-    FrameMessage,
-    HeartbeatMessage,
-    HelloMessage,
-    HoldMessage,
-    KernelMessage,
-    ReleaseMessage,
-    RemoveRuleMessage,
-    TimedOutMessage,
-    ViewErrorCode,
-    ViewMessage,
-    view_error_code,
-)
 from ._widget import QuestionWidget
+from ._wire_shapes import *  # noqa: F403  (the card models and the messages)
 
-__all__ = [
-    "PROTOCOL_VERSION",
-    "AlwaysRuleOffer",
-    "AnswerMessage",
-    "ApprovalPresentation",
-    "CancelMessage",
-    "Card",
-    "CardSettlement",
-    "CardSource",
-    "CardStatus",
-    "CardStore",
-    "CardView",
-    "CardsMessage",
-    "ClaimMessage",
-    "CountdownFrame",
-    "ErrorMessage",
-    "FormPresentation",
-    "FrameMessage",
-    "GenericPresentation",
-    "HeartbeatMessage",
-    "HelloMessage",
-    "HoldMessage",
-    "KernelMessage",
-    "NoticeCode",
-    "PlanReviewPresentation",
-    "Presentation",
-    "QuestionWidget",
-    "ReleaseMessage",
-    "RemoveRuleMessage",
-    "SettledStatus",
-    "TimedOutMessage",
-    "ToolApprovalPresentation",
-    "ToolDecisionOption",
-    "ViewErrorCode",
-    "ViewMessage",
-    "WaitKind",
-    "WireCard",
-    "render_markdown",
-    "view_error_code",
-]
+__all__ = ["CardStore", "QuestionWidget", "render_markdown"]
+__all__ += _wire_shapes.__all__

@@ -1,7 +1,7 @@
 """``CardStore``: the kernel's record of a widget's cards and the synced state made from it.
 
 Only kernel code writes it (views cannot: the widget refuses their state updates), so it is what
-the bridge checks answers against.
+the panel checks answers against.
 
 The synced state is split so that a change costs the same however many cards the panel holds:
 ``cards`` holds only the revision and the page counts; the live cards (pending or continued) are

@@ -190,7 +190,7 @@ class Card(WireModel):
     """One request shown as a card."""
 
     key: str = Field(min_length=1)
-    """Unique within the widget; the bridge's handle for the request."""
+    """Unique within the widget; the panel's handle for the request."""
     call_id: str | None = Field(default=None, min_length=1)
     """Set for keyed cards (a request with ``wait``); ``None`` for un-keyed blocking ones."""
     wait: WaitKind = "none"

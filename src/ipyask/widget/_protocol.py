@@ -115,7 +115,7 @@ class AnswerMessage(_FromView):
 
 
 class CancelMessage(_FromView):
-    """An un-keyed card was closed: the bridge rejects the request with ``ASK_CANCELLED``."""
+    """An un-keyed card was closed: the panel rejects the request with ``ASK_CANCELLED``."""
 
     kind: Literal["cancel"] = "cancel"
     key: _Key
@@ -136,7 +136,7 @@ class ReleaseMessage(_FromView):
 
 
 class TimedOutMessage(_FromView):
-    """The countdown reached zero while not held: the bridge rejects with ``ASK_TIMED_OUT``."""
+    """The countdown reached zero while not held: the panel rejects with ``ASK_TIMED_OUT``."""
 
     kind: Literal["timed_out"] = "timed_out"
     key: _Key

@@ -352,7 +352,7 @@ export function approveWord(t, approveLabel, locale) {
 
 /**
  * The notices the kernel sets on cards, by their `noticeCode` (the kernel's own table of them,
- * `bridge/panel/_texts.py`, says the same).
+ * `_notebook/panel/_texts.py`, says the same).
  * @type {Record<"en" | "zh", Record<string, string>>}
  */
 export const NOTICES = {

@@ -33,7 +33,7 @@ from ._cell_views import CellView, CellViews
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import PASS_ON, HeldRequest, PassOn, Settled, wait_of
-from ._inbox import InboxCards
+from ._inbox_cards import InboxCards
 from ._rules_list import RulesList
 from ._texts import RECORD_WORDS, Notice, cancelled_notice, language_of
 from ._transcript import Transcript, display_with_transcript, record

@@ -1,7 +1,7 @@
 """The running kernel and its cells, looked up over ipykernel's private names.
 
 Every private name is looked up with ``getattr`` / ``hasattr``, so these work (or answer
-``None``) on any kernel; see :mod:`ipyask.bridge.cell_wait` for what each ipykernel offers.
+``None``) on any kernel; see :mod:`ipyask._notebook.cell_wait` for what each ipykernel offers.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the front end sends over them and keeping the shell socket read (7.0–7.3).
 
 Private ipykernel names are looked up with ``getattr`` / ``hasattr``; callers fall back to a clear
 error when a function here reports that it cannot help. Which kernel needs what is told once, in
-:mod:`ipyask.bridge.cell_wait`.
+:mod:`ipyask._notebook.cell_wait`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Which strategy helps a waiting cell in the running kernel, by feature detection.
 
-The strategies and the kernels they serve are told once, in :mod:`ipyask.bridge.cell_wait`.
+The strategies and the kernels they serve are told once, in :mod:`ipyask._notebook.cell_wait`.
 A strategy whose private names are missing is not offered; the caller then raises a clear error.
 """
 

@@ -4,7 +4,7 @@
 
 Each cell shows its own questions. The default panel holds every card (the history, shown where
 the person puts it with :func:`show_panel`); the first call in a cell shows that cell's
-:class:`~ipyask.bridge.panel.CellView` in its output, and every call in the cell asks into it, so
+:class:`~ipyask._notebook.panel.CellView` in its output, and every call in the cell asks into it, so
 the output holds only the cards asked from that cell, pending and then answered. A cell that
 showed the panel before it asked has the panel as its view (no second one there). Which cell
 asked is the kernel's parent message of the asking code: for an agent task on ipykernel ≥ 7
@@ -18,9 +18,9 @@ cell's output): an ask there never waits inside its cell, only in a task, whose 
 belong to the panel the notebook shows. Outside a Jupyter kernel or a marimo notebook no panel
 exists and the default service answers only through the answerers registered on it
 (``default_service().on_request(...)``), else ``NO_PROVIDER``. Every call waits through
-:class:`~ipyask.bridge.cell_wait.CellWait`, which makes it work (or fail clearly) on kernels
+:class:`~ipyask._notebook.cell_wait.CellWait`, which makes it work (or fail clearly) on kernels
 that hold comm messages while a cell waits. This module wires the panel
-(:mod:`ipyask.bridge.panel`) to the cell wait; they do not know each other.
+(:mod:`ipyask._notebook.panel`) to the cell wait; they do not know each other.
 
 One :class:`Notebook` holds the default service, its rules, the panel and the cells' views; each
 verb is written once there (what it asks and how it reads the answer), and its ``await`` form
@@ -759,20 +759,20 @@ def _timeout_ms(timeout: object) -> int | None:
     return math.ceil(timeout * 1000)
 
 
-_notebook = Notebook()
+_default_notebook = Notebook()
 """The default notebook: every one-liner asks on it."""
 
-default_service = _notebook.default_service
-default_rules = _notebook.default_rules
-default_panel = _notebook.default_panel
-panel_if_made = _notebook.panel_if_made
-show_panel = _notebook.show_panel
-ask = _notebook.ask
-ask_blocking = _notebook.ask_blocking
-approve = _notebook.approve
-approve_blocking = _notebook.approve_blocking
-approve_tool = _notebook.approve_tool
-approve_tool_blocking = _notebook.approve_tool_blocking
-form = _notebook.form
-form_blocking = _notebook.form_blocking
-ask_batch = _notebook.ask_batch
+default_service = _default_notebook.default_service
+default_rules = _default_notebook.default_rules
+default_panel = _default_notebook.default_panel
+panel_if_made = _default_notebook.panel_if_made
+show_panel = _default_notebook.show_panel
+ask = _default_notebook.ask
+ask_blocking = _default_notebook.ask_blocking
+approve = _default_notebook.approve
+approve_blocking = _default_notebook.approve_blocking
+approve_tool = _default_notebook.approve_tool
+approve_tool_blocking = _default_notebook.approve_tool_blocking
+form = _default_notebook.form
+form_blocking = _default_notebook.form_blocking
+ask_batch = _default_notebook.ask_batch

@@ -1,8 +1,8 @@
 """``ipyask.diagnose()``: what ipyask sees of its host, the first thing to paste into a bug report.
 
 It reads and never changes: it makes no panel and shows nothing. How each host is told is
-listed in :mod:`ipyask.bridge.cell_wait._host`; how each kernel helps a waiting cell in
-:mod:`ipyask.bridge.cell_wait`.
+listed in :mod:`ipyask._notebook.cell_wait._host`; how each kernel helps a waiting cell in
+:mod:`ipyask._notebook.cell_wait`.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from ._answer_checks import BatchProblem, batch_problem
 from ._claims import ClaimTracker
 from ._continued_cards import ContinuedCards
 from ._held_request import HeldRequest
-from ._inbox import InboxCards
+from ._inbox_cards import InboxCards
 
 __all__ = ["CANCELLED_BY_PERSON", "Refused", "ViewMessageDispatcher"]
 

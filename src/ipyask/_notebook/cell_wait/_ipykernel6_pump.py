@@ -7,7 +7,7 @@ and ``execute_request`` messages (cells queued behind the waiting one, e.g. by *
 recorded by :class:`Capture` and replayed, in order, right after the waiting cell ends.
 
 Only on kernels with every private name used here (``can_pump``); ipykernel 7 has none of them
-(the other kernels are told in :mod:`ipyask.bridge.cell_wait`).
+(the other kernels are told in :mod:`ipyask._notebook.cell_wait`).
 """
 
 from __future__ import annotations

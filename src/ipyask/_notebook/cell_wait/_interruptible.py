@@ -5,7 +5,7 @@
 that a kernel interrupt is noticed (SIGINT may land on any of the kernel's threads; the main
 thread runs Python's handler only when it wakes), and both can give up after
 :data:`PROBE_SECONDS` when no view message came over a subshell and make the kernel read its
-shell socket now and then (ipykernel 7.0–7.3; see :mod:`ipyask.bridge.cell_wait`).
+shell socket now and then (ipykernel 7.0–7.3; see :mod:`ipyask._notebook.cell_wait`).
 """
 
 from __future__ import annotations

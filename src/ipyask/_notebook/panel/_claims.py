@@ -1,6 +1,6 @@
 """Claims of timed waits held on behalf of views, with a heartbeat watchdog.
 
-A view that shows a pending timed card claims its wait; the bridge holds
+A view that shows a pending timed card claims its wait; the panel holds
 ``svc.attach_wait(...)`` open for it and forwards the remaining time. A view that goes away without
 a word (tab closed, browser crashed, connection lost) stops sending heartbeats: after
 ``timeout_ms`` its claims are released, so the host deadline runs again from the original

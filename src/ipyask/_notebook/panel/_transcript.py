@@ -11,7 +11,6 @@ from ..._answered_by import AnsweredBy
 from ..._clock import Clock, TimerHandle
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ...kinds import kind_of
-from ...kinds.tool_approval import ToolApprovalIntent
 from ...widget import QuestionWidget
 from ._texts import DOOR_WORDS, RECORD_WORDS, Language, RecordWord, fill
 
@@ -64,21 +63,22 @@ def _in_words(question: AskUserQuestionItem, selected: list[str], custom: str) -
     return kind.words(question.intent, selected, values, escape_markdown)
 
 
-def _always_scope(
+def _scoped(
     question: AskUserQuestionItem,
     selected: list[str],
     custom: str | None,
     words: dict[RecordWord, str],
 ) -> str | None:
-    """A scoped Always allow's rule and scope in words (``for this session: read_file``)."""
-    intent = question.intent
-    if not isinstance(intent, ToolApprovalIntent) or intent.always not in selected or not custom:
+    """A scoped answer's rule and scope in words (``for this session: read_file``); the
+    question's kind reads them."""
+    kind = kind_of(question.intent)
+    values = _json_object(custom) if custom else None
+    if kind is None or values is None:
         return None
-    scope = _json_object(custom) or {}
-    rule, kind = scope.get("rule"), scope.get("scope")
-    if not isinstance(rule, str) or kind not in ("session", "saved"):
+    found = kind.scope(question.intent, selected, values)
+    if found is None:
         return None
-    word: RecordWord = "always-session" if kind == "session" else "always-saved"
+    word, rule = found
     return fill(words[word], {"rule": f"`{rule}`" if "`" not in rule else escape_markdown(rule)})
 
 
@@ -89,7 +89,7 @@ def _values(
     if item is None:
         return f"*{words['no-answer']}*"
     values = [f"**{escape_markdown(label)}**" for label in item.selected]
-    scoped = _always_scope(question, item.selected, item.custom, words)
+    scoped = _scoped(question, item.selected, item.custom, words)
     if scoped is not None:
         values.append(scoped)
     elif item.custom is not None and item.custom.strip():

@@ -6,7 +6,7 @@ answers on (``_answer_loop``), view-message dispatch (``_view_dispatch``) with i
 (``_claims``), the views of only the cards one cell asked (``_cell_views``), the Markdown
 transcript with each card's outcome (``_transcript``, ``_card_outcomes``), and every text the
 kernel writes for a person, in each language (``_texts``). It knows nothing of how a cell waits
-(:mod:`ipyask.bridge.cell_wait`).
+(:mod:`ipyask._notebook.cell_wait`).
 """
 
 from ._cell_views import CellView

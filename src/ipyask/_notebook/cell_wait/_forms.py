@@ -1,7 +1,7 @@
 """The two forms a cell waits in, helped: a blocking call and a top-level ``await``.
 
 :class:`CellWait` picks the strategy for the running kernel (:mod:`._strategy`; the kernels and
-their strategies are told in :mod:`ipyask.bridge.cell_wait`), shows the panel, and waits in
+their strategies are told in :mod:`ipyask._notebook.cell_wait`), shows the panel, and waits in
 slices that an interrupt can end (:mod:`._interruptible`). Ctrl-C / a kernel interrupt ends the
 wait with ``ASK_ABORTED`` (the card is marked cancelled). Outside a kernel, or on another thread
 than the kernel's main one, it just waits; in a running marimo cell it fails at once
