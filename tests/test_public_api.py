@@ -152,6 +152,7 @@ ERRORS = {
     "InterruptedAskError",
     "NotAssigneeError",
     "RulesError",
+    "RulesFileChangedError",
     "StoreFault",
     "StoreOpenError",
     "StoreUnavailableError",

@@ -68,7 +68,7 @@ from ._vocabulary import (
     ToolApprovalIntent,
 )
 from ._waterfall import Next, _Chain
-from .errors import RulesError
+from .errors import RulesError, RulesFileChangedError
 from .store._sqlite import DEFAULT_SQLITE_PATH
 
 if sys.version_info >= (3, 11):
@@ -104,11 +104,6 @@ MAX_DECISIONS = 1000
 
 
 logger = logging.getLogger("ipyask.rules")
-
-
-class RulesFileChangedError(RulesError):
-    """The rules file changed on disk since the rules read or wrote it: it is not written
-    over."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import ipyask
-from ipyask._rules import RulesFileChangedError
+from ipyask.errors import RulesFileChangedError
 
 
 def loaded(tmp_path: Path, text: str) -> ipyask.Rules:
