@@ -515,7 +515,10 @@ class Rules:
             )
         kept = _parse_file(now, str(path))
         after_text = _without_rule(now, rule) if rule in kept else None
-        after = _parse_file(after_text, str(path)) if after_text is not None else None
+        try:
+            after = _parse_file(after_text, str(path)) if after_text is not None else None
+        except RulesError:  # what is left would not load: the file is not touched
+            after = None
         if after is not None:
             kept.remove(rule)
         if (

@@ -100,3 +100,13 @@ def test_a_session_rule_has_no_line_to_remove(tmp_path: Path) -> None:
     assert rules.remove(session, from_file=True)
     assert rules.path is not None
     assert rules.path.read_text(encoding="utf-8") == "allow = ['a']\n"
+
+
+def test_a_rule_that_cannot_be_taken_out_safely_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    text = 'allow = ["""read_file""", \'b\']\n'  # a multi-line string: not cut apart
+    rules = loaded(tmp_path, text)
+    with pytest.raises(ipyask.errors.RulesError, match="cannot be taken out of the file safely"):
+        rules.remove(named(rules, "read_file"), from_file=True)
+    assert rules.path is not None
+    assert rules.path.read_text(encoding="utf-8") == text
+    assert [rule.text for rule in rules.rules] == ["read_file", "b"]
