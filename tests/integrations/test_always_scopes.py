@@ -130,22 +130,28 @@ async def test_claude_saved_keeps_claudes_destination_and_writes_the_rule(
 
 
 @pytest.mark.parametrize(
-    ("rule", "kept"),
+    ("rule", "suggested", "kept"),
     [
-        ('Bash(command="npm test**")', True),  # Claude's prefix npm test:* is within it
-        ('Bash(command="npm test*")', False),  # * stops at /, npm test:* does not
-        ('Bash(command="npm test")', False),
-        ('Bash(command="npm test*", description="**")', False),
+        ('Bash(command="npm test**")', "npm test:*", True),  # the prefix is within it
+        ('Bash(command="npm **")', "npm test:*", True),
+        ('Bash(command="npm test*")', "npm test:*", False),  # * stops at /, npm test:* does not
+        ('Bash(command="npm test")', "npm test:*", False),
+        ('Bash(command="npm t*st**")', "npm test:*", False),  # a glob before **: not a prefix
+        ('Bash(command="npm test*", description="**")', "npm test:*", False),
+        ('Bash(command="npm *")', "npm test", True),  # exactly npm test: the rule allows it
+        ('Bash(command="npm test")', "npm test", True),
+        ('Bash(command="npm test")', "npm test --watch", False),
+        ('Bash(command="npm test")', "npm *", False),  # Claude's text is a glob: not literal
     ],
 )
-async def test_claude_a_prefix_suggestion_is_kept_only_within_the_rule(
-    svc: ipyask.UserQuestions, rules: ipyask.Rules, rule: str, kept: bool
+async def test_claude_a_command_suggestion_is_kept_only_within_the_rule(
+    svc: ipyask.UserQuestions, rules: ipyask.Rules, rule: str, suggested: str, kept: bool
 ) -> None:
     person(svc, "session", rule)
     result = await can_use_tool(service=svc)(
-        "Bash", {"command": "npm test", "description": "tests"}, context(grant("npm test:*"))
+        "Bash", {"command": "npm test", "description": "tests"}, context(grant(suggested))
     )
-    expected = [grant("npm test:*", "session")] if kept else []
+    expected = [grant(suggested, "session")] if kept else []
     assert result == PermissionResultAllow(updated_permissions=expected)
 
 

@@ -174,8 +174,9 @@ def claude_updates(
 
 def _within(rule: Rule, tool_name: str, value: PermissionRuleValue) -> bool:
     """Whether Claude's rule ``value`` allows no call of ``tool_name`` that ``rule`` does not:
-    the rule covers every call of the tool, or it allows exactly Claude's ``command`` (a
-    literal command, or a prefix ``p:*`` written ``command="p**"``)."""
+    the rule covers every call of the tool; or its only pattern is ``command`` and it matches
+    Claude's literal command, or Claude's prefix ``p:*`` lies under its ``"q**"`` (``p``
+    starts with the literal ``q``)."""
     if value.tool_name != tool_name:
         return False
     if rule.covers_every_call(tool_name):
@@ -183,12 +184,19 @@ def _within(rule: Rule, tool_name: str, value: PermissionRuleValue) -> bool:
     content = value.rule_content
     if not content or set(rule.patterns) != {"command"}:
         return False
-    glob = rule.patterns["command"]
-    literal = content[:-2] if content.endswith(":*") else content
-    if any(char in literal for char in "*?"):
+    prefix = content.endswith(":*")
+    literal = content[:-2] if prefix else content
+    if any(char in literal for char in "*?") or not rule.matches(tool_name, {"command": literal}):
         return False
-    wanted = f"{literal}**" if content.endswith(":*") else literal
-    return glob == wanted and rule.matches(tool_name, {"command": literal})
+    if not prefix:
+        return True
+    glob = rule.patterns["command"]
+    under = glob[:-2]
+    return (
+        glob.endswith("**")
+        and not any(char in under for char in "*?")
+        and literal.startswith(under)
+    )
 
 
 def _prompt(tool_name: str, context: ToolPermissionContext, language: Language) -> str:
