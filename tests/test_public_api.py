@@ -154,6 +154,7 @@ ERRORS = {
     "InterruptedAskError",
     "NotAssigneeError",
     "RulesError",
+    "RulesFileChangedError",
     "StoreFault",
     "StoreOpenError",
     "StoreUnavailableError",

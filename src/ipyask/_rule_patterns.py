@@ -106,6 +106,16 @@ class Rule:
                 return False  # notes/** must not allow notes/../secrets
         return True
 
+    @property
+    def patterns(self) -> dict[str, str]:
+        """Each argument's glob, by the argument's name (``{}``: any arguments)."""
+        return {key: glob for key, glob, _ in self._arguments}
+
+    def covers_every_call(self, tool_name: str) -> bool:
+        """Whether this rule is about every call of ``tool_name``, whatever its arguments (its
+        name matches and it has no argument patterns)."""
+        return not self._arguments and self._name.fullmatch(tool_name) is not None
+
     def __str__(self) -> str:
         return f"{self.kind} {self.text} ({self.where})"
 

@@ -68,7 +68,7 @@ from ._vocabulary import (
     ToolApprovalIntent,
 )
 from ._waterfall import Next, _Chain
-from .errors import RulesError
+from .errors import RulesError, RulesFileChangedError
 from .store._sqlite import DEFAULT_SQLITE_PATH
 
 if sys.version_info >= (3, 11):
@@ -87,6 +87,7 @@ __all__ = [
     "RuleKind",
     "Rules",
     "RulesError",
+    "RulesFileChangedError",
     "ScopeKind",
     "parse_rule",
     "read_always_scope",
@@ -196,6 +197,35 @@ def _with_allow(text: str, rule: str, source: str) -> str:
     return f"{text[:at]}{lead}{string}{text[at:]}"
 
 
+def _without_rule(text: str, rule: Rule) -> str | None:
+    """The rules file ``text`` without ``rule``'s string on its line (with its comma); the line
+    goes too when nothing but the string (and a comment) was on it. ``None`` when the string is
+    not found on that line."""
+    assert rule.line is not None
+    lines = text.splitlines(keepends=True)
+    if rule.line > len(lines):
+        return None
+    line = lines[rule.line - 1]
+    token = next((m for m in _TOML_STRING.finditer(line) if _decoded(m.group()) == rule.text), None)
+    if token is None:
+        return None
+    start, end = token.span()
+    after = re.compile(r"[ \t]*,[ \t]*").match(line, end)
+    if after is not None:
+        end = after.end()
+    else:
+        before = re.search(r",[ \t]*$", line[:start])
+        if before is not None and line[: before.start()].strip():
+            start = before.start()
+    rest = line[:start] + line[end:]
+    code = rest.split("#", 1)[0] if "'" not in rest and '"' not in rest else rest
+    if not code.strip():
+        del lines[rule.line - 1]  # the rule's own line: it goes, with its comment
+    else:
+        lines[rule.line - 1] = rest
+    return "".join(lines)
+
+
 _REGISTERED: weakref.WeakKeyDictionary[UserQuestions, Rules] = weakref.WeakKeyDictionary()
 
 
@@ -295,6 +325,8 @@ class Rules:
         self.rules: tuple[Rule, ...] = tuple(rules)
         self.path = Path(path) if path is not None else None
         """The rules file: where :meth:`add` saves a rule (``None``: rules not from a file)."""
+        self._file_text: str | None = None
+        """The rules file as this object last read or wrote it (``None``: not read)."""
         self._decisions: deque[AppliedRule] = deque(maxlen=MAX_DECISIONS)
         self._listeners: list[Callable[[AppliedRule], object]] = []
         self._watchers: list[Callable[[], object]] = []
@@ -323,7 +355,9 @@ class Rules:
             ) from None
         except (OSError, UnicodeDecodeError) as error:
             raise RulesError(f"{file}: cannot read the rules file: {error}") from None
-        return cls(_parse_file(text, str(file)), path=file)
+        loaded = cls(_parse_file(text, str(file)), path=file)
+        loaded._file_text = text
+        return loaded
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -440,18 +474,72 @@ class Rules:
             os.replace(saving, path)
         except OSError as error:
             raise RulesError(f"{path}: cannot write the rules file: {error}") from None
+        self._file_text = after
         return saved[-1]
 
-    def remove(self, rule: Rule) -> bool:
-        """Take ``rule`` out of the rules in force (a saved rule stays in its file, which is
-        read again when the process starts); returns whether it was in force."""
+    def remove(self, rule: Rule, *, from_file: bool = False) -> bool:
+        """Take ``rule`` out of the rules in force; returns whether it was in force.
+
+        A rule of the rules file stays in the file (read again when the process starts) unless
+        ``from_file``: then it is deleted there too, every other line, comment and the order
+        kept. A file that changed on disk since these rules read or wrote it is not written
+        over (:class:`RulesFileChangedError`), nor one the rule cannot be taken out of safely
+        (:class:`RulesError`); the rule then stays in force too."""
         if rule not in self.rules:
             return False
-        index = self.rules.index(rule)
-        self.rules = self.rules[:index] + self.rules[index + 1 :]
+        if from_file and self.in_file(rule):
+            self._delete_from_file(rule)
+        else:
+            index = self.rules.index(rule)
+            self.rules = self.rules[:index] + self.rules[index + 1 :]
         logger.info("removed %s", rule)
         self._changed()
         return True
+
+    def in_file(self, rule: Rule) -> bool:
+        """Whether ``rule`` is written in :attr:`path` (loaded from it, or saved there)."""
+        return self.path is not None and rule.source == str(self.path)
+
+    def _delete_from_file(self, rule: Rule) -> None:
+        path = self.path
+        assert path is not None and rule.line is not None  # a rule of the file has its line
+        try:
+            now = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise RulesError(f"{path}: cannot read the rules file: {error}") from None
+        if now != self._file_text:
+            raise RulesFileChangedError(
+                f"{path} changed on disk since this kernel read it: the rule {rule.text} was "
+                "not removed (nothing was changed); delete it there, or restart the kernel to "
+                "read the file again"
+            )
+        kept = _parse_file(now, str(path))
+        after_text = _without_rule(now, rule) if rule in kept else None
+        try:
+            after = _parse_file(after_text, str(path)) if after_text is not None else None
+        except RulesError:  # what is left would not load: the file is not touched
+            after = None
+        if after is not None:
+            kept.remove(rule)
+        if (
+            after is None
+            or after_text is None
+            or [(k.kind, k.text) for k in after] != [(k.kind, k.text) for k in kept]
+        ):
+            raise RulesError(
+                f"{path}:{rule.line}: the rule {rule.text} cannot be taken out of the file "
+                "safely (nothing was changed); delete it there"
+            )
+        try:
+            saving = path.with_name(f".{path.name}.saving")
+            saving.write_text(after_text, encoding="utf-8")
+            os.replace(saving, path)
+        except OSError as error:
+            raise RulesError(f"{path}: cannot write the rules file: {error}") from None
+        self._file_text = after_text
+        # The file's other rules may have moved up a line: they are its rules as read now.
+        moved = dict(zip(kept, after, strict=True))
+        self.rules = tuple(moved.get(known, known) for known in self.rules if known != rule)
 
     def _applied(self, question: AskUserQuestionItem) -> AppliedRule | None:
         """The rules' answer to ``question``; ``None`` when the person is to decide."""

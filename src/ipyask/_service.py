@@ -23,7 +23,7 @@ from ._projection import Projections, UserQuestionProjectionView
 from ._replies import ReplyBook, is_reply, reply_message
 from ._session import Session
 from ._timed_wait import TimedQuestionWait
-from ._timeout_decisions import TimeoutDecisions, timeout_answer
+from ._timeout_decisions import LateAnswer, TimeoutDecisions, timeout_answer
 from ._vocabulary import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
@@ -301,6 +301,25 @@ class UserQuestions:
         window runs out unanswered (asked with an ``on_timeout`` decision); ``None`` when it
         is left pending. Cards and transcripts read it to say the timeout decided."""
         return self._timeouts.planned(agent, call_id)
+
+    def record_late_answer(
+        self,
+        agent: Agent,
+        call_id: str,
+        answer: AskUserQuestionAnswer,
+        by: AnsweredBy | None = None,
+    ) -> LateAnswer | None:
+        """Record ``answer`` to timed call ``call_id`` given after its timeout had decided it
+        (``by``: who gave it, through which door): kept for :meth:`late_answer` and logged; the
+        agent, which went on with the timeout's decision, is not sent it. ``None`` when the
+        timeout did not decide the call (a late answer to a pending call is :meth:`answer`)."""
+        return self._timeouts.note_late(agent, call_id, answer, by)
+
+    def late_answer(self, agent: Agent, call_id: str) -> LateAnswer | None:
+        """The answer given to timed call ``call_id`` after its timeout had decided it: the
+        answer, who gave it (:class:`~ipyask.store.AnsweredBy`) and what the timeout had
+        decided; ``None`` when there was none."""
+        return self._timeouts.late(agent, call_id)
 
     def live_wait(self, agent: Agent, call_id: str) -> TimedQuestionWait | None:
         """The live foreground wait of ``call_id``, if any (for diagnostics and bridges)."""

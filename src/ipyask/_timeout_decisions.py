@@ -8,15 +8,19 @@ approve, always, reject, never or stop; an approval's labels; a form's decline o
 plain question's option. Edit, respond and a form's accept are not offered (each needs text
 only a person can give). The answer is an ordinary answer batch; the service remembers which
 timed calls the timeout decided (:meth:`UserQuestions.timeout_decision`), so the card and the
-transcript can say so.
+transcript can say so, and the answers given after it, late, with who gave them
+(:meth:`UserQuestions.late_answer`).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
+from ._answered_by import AnsweredBy
 from ._decisions import DecisionKind, tool_answer_item
 from ._vocabulary import (
     ApprovalIntent,
@@ -31,6 +35,7 @@ __all__ = [
     "PENDING",
     "REJECT",
     "TIMEOUT_REASON",
+    "LateAnswer",
     "TimeoutDecisions",
     "decision_words",
     "timeout_answer",
@@ -109,6 +114,20 @@ def decision_words(answer: AskUserQuestionAnswer) -> str:
     return ", ".join(dict.fromkeys(label for item in answer.answers for label in item.selected))
 
 
+logger = logging.getLogger("ipyask")
+
+
+@dataclass(frozen=True)
+class LateAnswer:
+    """An answer given after the timeout had decided its question: what the person answered,
+    who they are and through which door (``answered_by``), and what the timeout had decided,
+    which the agent went on with."""
+
+    answer: AskUserQuestionAnswer
+    answered_by: AnsweredBy | None
+    decided: AskUserQuestionAnswer
+
+
 class TimeoutDecisions:
     """Which timed calls the timeout answers, and with what (the latest :data:`MAX_REMEMBERED`).
 
@@ -118,6 +137,7 @@ class TimeoutDecisions:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._planned: OrderedDict[tuple[Any, str], AskUserQuestionAnswer] = OrderedDict()
+        self._late: OrderedDict[tuple[Any, str], LateAnswer] = OrderedDict()
 
     def plan(self, owner: object, call_id: str, answer: AskUserQuestionAnswer | None) -> None:
         """Remember ``answer`` as what the timeout gives ``call_id`` (``None``: pending)."""
@@ -132,3 +152,36 @@ class TimeoutDecisions:
         """What the timeout gives (or gave) ``call_id``; ``None`` when it leaves it pending."""
         with self._lock:
             return self._planned.get((owner, call_id))
+
+    def note_late(
+        self,
+        owner: object,
+        call_id: str,
+        answer: AskUserQuestionAnswer,
+        by: AnsweredBy | None,
+    ) -> LateAnswer | None:
+        """Record ``answer``, given by ``by`` after the timeout decided ``call_id``, as late
+        (logged); ``None`` when the timeout did not decide it."""
+        with self._lock:
+            decided = self._planned.get((owner, call_id))
+            if decided is None:
+                return None
+            late = LateAnswer(answer, by, decided)
+            self._late.pop((owner, call_id), None)
+            self._late[(owner, call_id)] = late
+            while len(self._late) > MAX_REMEMBERED:
+                self._late.popitem(last=False)
+        who = f" by {by.name} through the {by.door} door" if by is not None else ""
+        logger.info(
+            "late answer to %s%s, after the timeout had decided %s: recorded, not sent to the "
+            "agent, which went on with the timeout's decision",
+            call_id,
+            who,
+            decision_words(decided),
+        )
+        return late
+
+    def late(self, owner: object, call_id: str) -> LateAnswer | None:
+        """The answer given to ``call_id`` after its timeout decided, if any."""
+        with self._lock:
+            return self._late.get((owner, call_id))

@@ -20,6 +20,7 @@ The tree::
     └── ValueError
         ├── FormSchemaError           a form schema outside the MCP elicitation subset
         ├── RulesError                an approval rules file or rule that cannot be read
+        │   └── RulesFileChangedError the rules file changed on disk: not written over
         └── ToolArgumentError         a model's tool arguments that do not fit ask_user_question
 
 Catch ``UserQuestionError`` (or ``HarnessError``) and read ``code`` where no class of its own
@@ -71,7 +72,9 @@ The exceptions without a code:
   with such a schema fails with ``BAD_INTENT`` instead.
 - ``RulesError``: ``Rules.load`` / ``Rules.parse`` (and the default service, which loads the
   default rules file); the message names ``file:line`` and what is wrong. Rules that cannot be
-  read decide nothing: never an allow.
+  read decide nothing: never an allow. ``Rules.add(…, "saved")`` and ``Rules.remove(…,
+  from_file=True)`` raise it for a file they cannot write safely, ``RulesFileChangedError`` for
+  one changed on disk since it was read (nothing is changed then).
 - ``ToolArgumentError``: ``AskUserQuestionTool`` turns it into an error tool result (``isError``,
   name ``Error``) for the model; it does not reach the caller of ``execute``.
 
@@ -106,6 +109,7 @@ __all__ = [
     "InterruptedAskError",
     "NotAssigneeError",
     "RulesError",
+    "RulesFileChangedError",
     "StoreFault",
     "StoreOpenError",
     "StoreUnavailableError",
@@ -357,6 +361,11 @@ class FormSchemaError(ValueError):
 class RulesError(ValueError):
     """A rules file or rule that cannot be read; the message names ``file:line`` and what is
     wrong. Rules that cannot be read decide nothing (never an allow)."""
+
+
+class RulesFileChangedError(RulesError):
+    """The rules file changed on disk since the rules read or wrote it: it is not written over
+    (nothing is changed)."""
 
 
 class ToolArgumentError(ValueError):

@@ -4,7 +4,9 @@ records it, and a late answer is recorded as late (with the injected clock)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
+from ipyask._answered_by import card_digest
 from ipyask._decisions import tool_decision
 from ipyask._rich_questions import tool_approval_question
 from ipyask.protocol import AskUserQuestionAnswer
@@ -62,6 +64,41 @@ async def test_a_late_answer_is_recorded_as_late(svc, agent, panel, view, clock)
     assert "→ **Approve**" in panel.records[-1]
     # The agent had its answer already; the late one changes nothing it got.
     assert tool_decision(WRITE, (await task).answers[0]).kind == "reject"
+
+
+async def test_a_late_answer_records_who_gave_it_and_is_reported_late(
+    svc, agent, panel, view, clock, monkeypatch, caplog
+) -> None:
+    monkeypatch.setenv("IPYASK_USER", "ada")
+    task = await timed(svc, agent, "reject")
+    key = only_key(panel)
+    clock.advance(2000)
+    await task
+    await drain()
+    assert svc.late_answer(agent, "c1") is None
+    with caplog.at_level(logging.INFO, logger="ipyask"):
+        view.answer(key, ("tool", ["Approve"]))
+        await drain()
+    late = svc.late_answer(agent, "c1")
+    assert late is not None
+    assert late.answer.answers[0].selected == ["Approve"]
+    assert tool_decision(WRITE, late.decided.answers[0]).kind == "reject"
+    assert late.answered_by is not None
+    assert (late.answered_by.who, late.answered_by.door) == ("ada", "panel")
+    assert late.answered_by.digest == card_digest([WRITE.to_wire()])  # the card ada saw
+    record = panel.records[-1]
+    assert record.startswith("**Answered late, after the timeout had decided")
+    assert " by ada in the panel" in record
+    assert any(
+        "late answer to c1 by ada through the panel door" in message
+        and "not sent to the agent" in message
+        for message in caplog.messages
+    )
+
+
+async def test_no_late_answer_is_recorded_for_a_call_the_timeout_did_not_decide(svc, agent) -> None:
+    assert svc.record_late_answer(agent, "c9", AskUserQuestionAnswer(answers=[])) is None
+    assert svc.late_answer(agent, "c9") is None
 
 
 async def test_the_views_countdown_ending_is_the_same_timeout(svc, agent, panel, view) -> None:

@@ -174,6 +174,7 @@ def test_narrowed_saved_and_the_next_call_answered_by_the_rule(wpage, kernel) ->
 def _sync_rules(wpage, kernel: Kernel) -> None:
     """Hand the panel's synced ``approval_rules`` to the page, as a state update would."""
     wpage.page.evaluate("r => window.__model.set('approval_rules', r)", kernel.panel.approval_rules)
+    wpage.page.evaluate("n => window.__model.set('rules_notice', n)", kernel.panel.rules_notice)
 
 
 def test_the_panel_lists_the_rules_and_removes_one(wpage, tmp_path: Path) -> None:
@@ -197,10 +198,30 @@ def test_the_panel_lists_the_rules_and_removes_one(wpage, tmp_path: Path) -> Non
         _sync_rules(wpage, kernel)
         expect(section.locator("li code")).to_have_text(["allow read_file"])
         expect(summary).to_have_text("Rules in force (1)")
+        assert path.read_text() == "allow = ['read_file']\ndeny = []\n"
+        status = section.get_by_role("status")
+        expect(status).to_have_text(
+            'Removed deny shell(command="rm *"): it no longer applies in this kernel, and it was '
+            f"deleted from {path} (line 2); the file's other lines are as they were."
+        )
         assert wpage.axe() == []
         wpage.set_language("zh")
         expect(summary).to_have_text("生效的规则（1）")
         expect(section.get_by_role("button", name="移除规则 allow read_file")).to_be_visible()
+        expect(status).to_have_text(
+            f'已移除 deny shell(command="rm *")：它在当前内核中不再生效，并已从 {path} 中删除'
+            "（第 2 行）；文件的其他行保持不变。"
+        )
+
+        # Edited by hand since it was read: the kernel refuses, and the panel says why.
+        path.write_text("allow = ['read_file']  # mine\ndeny = []\n")
+        section.get_by_role("button", name="移除规则 allow read_file").click()
+        kernel.deliver(wpage.sent("remove_rule")[-1])
+        _wait_for(lambda: kernel.panel.rules_notice.get("code") == "rule-file-changed")
+        _sync_rules(wpage, kernel)
+        expect(status).to_contain_text("未被移除")
+        expect(section.get_by_role("button", name="移除规则 allow read_file")).to_be_enabled()
+        assert path.read_text() == "allow = ['read_file']  # mine\ndeny = []\n"
     finally:
         kernel.close()
 

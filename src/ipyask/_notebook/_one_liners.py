@@ -37,6 +37,7 @@ from functools import partial
 from typing import Any, TypeVar, overload
 from weakref import WeakKeyDictionary
 
+from .._abort import AbortController
 from .._agents import Agent
 from .._decisions import DecisionKind, FormResult, ToolDecision, form_result, tool_decision
 from .._errors import UserQuestionError
@@ -348,6 +349,8 @@ class Notebook:
         approve: str = "Approve",
         reject: str = "Reject",
         always: str | None = None,
+        timeout: float | None = None,
+        on_timeout: str = "pending",
     ) -> str:
         """Ask for a permission decision on the default panel; returns the chosen label.
 
@@ -356,9 +359,18 @@ class Notebook:
         answered card says what the person did ("Rejected", the approve label, "Always
         allowed") and, beside it, the label returned when that differs. ``subject`` names who
         asks (``icon``: an https/http/data:image URL).
+
+        ``timeout`` (seconds, on the service's clock) bounds the wait. An approval is never a
+        timed question (it blocks until the person decides and takes no late answer), so when
+        the time runs out the card is withdrawn, saying so, and ``on_timeout`` decides what
+        returns: ``"reject"`` (the ``reject`` label) or one of the card's labels; ``"pending"``
+        (the default) raises ``UserQuestionError`` ``ASK_TIMED_OUT``. A value the card does not
+        offer, or ``on_timeout`` without ``timeout``, raises :class:`ValueError`.
         """
         return await self._await(
-            self._approve(question, detail, subject, icon, approve, reject, always)
+            self._approve(
+                question, detail, subject, icon, approve, reject, always, timeout, on_timeout
+            )
         )
 
     def approve_blocking(
@@ -371,10 +383,16 @@ class Notebook:
         approve: str = "Approve",
         reject: str = "Reject",
         always: str | None = None,
+        timeout: float | None = None,
+        on_timeout: str = "pending",
     ) -> str:
-        """:func:`ipyask.approve`, blocking: returns the chosen label (see
-        :func:`ask_blocking`)."""
-        return self._block(self._approve(question, detail, subject, icon, approve, reject, always))
+        """:func:`ipyask.approve`, blocking: returns the chosen label (``timeout`` and
+        ``on_timeout`` as there; see :func:`ask_blocking`)."""
+        return self._block(
+            self._approve(
+                question, detail, subject, icon, approve, reject, always, timeout, on_timeout
+            )
+        )
 
     def _approve(
         self,
@@ -385,16 +403,23 @@ class Notebook:
         approve: str,
         reject: str,
         always: str | None,
+        timeout: float | None,
+        on_timeout: str,
     ) -> _Asking[str]:
         item = _approval_item(question, detail, subject, icon, approve, reject, always)
         request = AskUserQuestionRequest.model_validate({"questions": [item]})
+        labels = [reject, approve, *([always] if always is not None else [])]
+        timeout_ms = _timeout_ms(timeout)
+        decided = _approval_timeout_label(on_timeout, labels, timeout_ms is not None)
         service = self.default_service()
+        if timeout_ms is None:
 
-        async def chosen() -> str:
-            answer = await service.ask(request)
-            return answer.answers[0].selected[0]
+            async def chosen() -> str:
+                answer = await service.ask(request)
+                return answer.answers[0].selected[0]
 
-        return chosen
+            return chosen
+        return partial(_approve_within, service, request, timeout_ms, decided)
 
     @overload
     async def approve_tool(
@@ -743,6 +768,58 @@ def _approval_item(
         "options": [{"label": label} for label in labels],
         "intent": intent,
     }
+
+
+def _approval_timeout_label(on_timeout: str, labels: list[str], timed: bool) -> str | None:
+    """The label ``on_timeout`` returns when an approval's time runs out (``None``: it raises
+    ``ASK_TIMED_OUT``); raises :class:`ValueError` naming the allowed values."""
+    if not timed:
+        if on_timeout != "pending":
+            raise ValueError(f"on_timeout={on_timeout!r} needs a timeout (seconds) to act on")
+        return None
+    if on_timeout == "pending":
+        return None
+    if on_timeout == "reject":
+        return labels[0]
+    if on_timeout in labels:
+        return on_timeout
+    allowed = ", ".join(repr(value) for value in ["pending", "reject", *labels])
+    raise ValueError(
+        f"on_timeout must be one of {allowed} for this approval, not {on_timeout!r} ('pending' "
+        "raises ASK_TIMED_OUT: an approval cannot be answered late; 'reject' and a label are "
+        "returned when its time runs out)"
+    )
+
+
+async def _approve_within(
+    service: UserQuestions, request: AskUserQuestionRequest, timeout_ms: int, decided: str | None
+) -> str:
+    """Ask the approval until the person decides or ``timeout_ms`` run out on the service's
+    clock. An approval is never a timed question (it blocks until the person decides, and
+    takes no late answer), so the deadline withdraws it: the card says the time ran out, and
+    ``decided`` is returned (``None``: ``ASK_TIMED_OUT`` is raised)."""
+    controller = AbortController()
+    timer = service.clock.call_later(
+        timeout_ms, partial(controller.abort, UserQuestionError.of("ASK_TIMED_OUT"))
+    )
+    try:
+        answer = await service.ask(request.model_copy(update={"signal": controller.signal}))
+    except UserQuestionError as error:
+        if error.code == "NO_PROVIDER" and decided is not None:
+            await controller.signal.wait()  # nobody to ask: the declared decision, in time
+        elif not controller.signal.aborted or error.code not in ("ASK_TIMED_OUT", "ASK_ABORTED"):
+            raise
+        if decided is None:
+            raise UserQuestionError(
+                f"no one decided within {timeout_ms / 1000:g} s; an approval cannot be answered "
+                "late, so it was withdrawn (give on_timeout='reject' or one of its labels to go "
+                "on with that instead)",
+                "ASK_TIMED_OUT",
+            ) from error
+        return decided
+    finally:
+        timer.cancel()
+    return answer.answers[0].selected[0]
 
 
 def _timeout_ms(timeout: object) -> int | None:

@@ -3,6 +3,7 @@ permission results."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from claude_agent_sdk.types import (
@@ -10,11 +11,15 @@ from claude_agent_sdk.types import (
     PermissionResult,
     PermissionResultAllow,
     PermissionResultDeny,
+    PermissionRuleValue,
+    PermissionUpdate,
     ToolPermissionContext,
 )
 
 from .._decisions import DecisionKind, tool_decision
 from .._rich_questions import tool_approval_question
+from .._rule_patterns import AlwaysScope, Rule
+from .._rules import rules_of
 from .._service import UserQuestions
 from .._vocabulary import (
     AskUserQuestionAnswerItem,
@@ -22,11 +27,12 @@ from .._vocabulary import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from ._always import bridge_rules_service, chosen_scope, keep_rule
 from ._asking import Timing, ask
 from ._markdown_text import code_span, literal
 from ._texts import Language, card_language, text
 
-__all__ = ["ASK_USER_QUESTION", "DEFAULT_DENIAL", "make_can_use_tool"]
+__all__ = ["ASK_USER_QUESTION", "DEFAULT_DENIAL", "claude_updates", "make_can_use_tool"]
 
 ASK_USER_QUESTION = "AskUserQuestion"
 """The Claude Code tool whose questions are asked as they are, not approved."""
@@ -109,9 +115,9 @@ async def _approve(
     service: UserQuestions | None,
     timed: Timing | None,
 ) -> PermissionResult:
-    # A persistent grant exists only as the prompt's suggestions: no suggestions, no offer.
+    # A lasting grant is the prompt's suggestions or an ipyask rule: with neither, no offer.
     decisions: list[DecisionKind] = ["approve", "edit", "reject", "stop"]
-    if context.suggestions:
+    if context.suggestions or rules_of(bridge_rules_service(service)) is not None:
         decisions.insert(1, "always")
     language = card_language(service)
     item = tool_approval_question(
@@ -129,10 +135,67 @@ async def _approve(
     if decision.kind == "edit":
         return PermissionResultAllow(updated_input=decision.arguments)
     if decision.kind == "always":
-        return PermissionResultAllow(updated_permissions=list(context.suggestions))
+        scope = chosen_scope(item, answer.answers[0])
+        if scope is not None:
+            keep_rule(service, scope)
+        updates = claude_updates(scope, tool_name, context.suggestions)
+        return PermissionResultAllow(updated_permissions=updates)
     # "stop" is the SDK's deny with interrupt: the agent stops instead of trying another way.
     return PermissionResultDeny(
         message=decision.message or DEFAULT_DENIAL, interrupt=decision.kind == "stop"
+    )
+
+
+def claude_updates(
+    scope: AlwaysScope | None, tool_name: str, suggestions: list[PermissionUpdate]
+) -> list[PermissionUpdate]:
+    """What Claude is told to remember for an Always allow.
+
+    A plain Always allow (no scope: no ipyask rules to add to) grants the prompt's suggestions
+    as they are. A scoped one grants only the suggestions that allow no more than the person's
+    rule (allow rules for this tool that :func:`_within` the rule; never a mode switch or added
+    directories), for this session (``destination="session"``) or, saved, where Claude
+    suggested keeping them. What Claude is not told, ipyask's rule answers at its next prompt.
+    """
+    if scope is None:
+        return list(suggestions)
+    kept = []
+    for suggestion in suggestions:
+        if suggestion.type != "addRules" or suggestion.behavior != "allow":
+            continue
+        values = suggestion.rules or []
+        if not values or not all(_within(scope.rule, tool_name, value) for value in values):
+            continue
+        if scope.scope == "session":
+            suggestion = dataclasses.replace(suggestion, destination="session")
+        kept.append(suggestion)
+    return kept
+
+
+def _within(rule: Rule, tool_name: str, value: PermissionRuleValue) -> bool:
+    """Whether Claude's rule ``value`` allows no call of ``tool_name`` that ``rule`` does not:
+    the rule covers every call of the tool; or its only pattern is ``command`` and it matches
+    Claude's literal command, or Claude's prefix ``p:*`` lies under its ``"q**"`` (``p``
+    starts with the literal ``q``)."""
+    if value.tool_name != tool_name:
+        return False
+    if rule.covers_every_call(tool_name):
+        return True
+    content = value.rule_content
+    if not content or set(rule.patterns) != {"command"}:
+        return False
+    prefix = content.endswith(":*")
+    literal = content[:-2] if prefix else content
+    if any(char in literal for char in "*?") or not rule.matches(tool_name, {"command": literal}):
+        return False
+    if not prefix:
+        return True
+    glob = rule.patterns["command"]
+    under = glob[:-2]
+    return (
+        glob.endswith("**")
+        and not any(char in under for char in "*?")
+        and literal.startswith(under)
     )
 
 

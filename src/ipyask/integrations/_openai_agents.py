@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._decisions import tool_decision
+from .._decisions import ToolDecision, tool_decision
+from .._rule_patterns import AlwaysScope
 from .._service import UserQuestions
 from .._timeout_decisions import TIMEOUT_REASON
 from .._vocabulary import AskUserQuestionItem
+from ._always import chosen_scope, keep_rule
 from ._asking import Timing, timing
 from ._batch import ask_groups, unique_id
 from ._framework import missing_framework
@@ -85,7 +87,20 @@ async def _decide(
                 rejection_message=_rejection(decision.message),
             )
         else:
-            state.approve(item, always_approve=decision.kind == "always")
+            scope = chosen_scope(question, answer) if decision.kind == "always" else None
+            if scope is not None:
+                keep_rule(service, scope)
+            name = item.qualified_name or item.name or "tool"
+            state.approve(item, always_approve=_always_approve(decision, scope, name))
+
+
+def _always_approve(decision: ToolDecision, scope: AlwaysScope | None, tool_name: str) -> bool:
+    """Whether the SDK is told to approve the tool from now on: for an Always allow whose rule
+    covers every call of the tool (the SDK's grant is the whole tool); a narrower rule approves
+    this call, and the rule answers the next matching ones."""
+    if decision.kind != "always":
+        return False
+    return scope is None or scope.rule.covers_every_call(tool_name)
 
 
 def _card(

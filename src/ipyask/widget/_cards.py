@@ -80,8 +80,13 @@ NoticeCode = Literal[
     "store-locked",
     "store-read-only",
     "store-full",
+    "rule-removed",
+    "rule-removed-from-file",
+    "rule-file-changed",
+    "rule-not-removed",
 ]
-"""The notices the kernel sets on cards; a view shows each in its own language."""
+"""The notices the kernel sets on cards (and the panel's rules section, on removing a rule); a
+view shows each in its own language."""
 
 
 class CountdownFrame(WireModel):

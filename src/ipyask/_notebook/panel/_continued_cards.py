@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..._agents import Agent
-from ..._answered_by import AnsweredBy, Door
+from ..._answered_by import AnsweredBy, Door, answered_by
 from ..._events import SessionEvent, UserMessageEvent
 from ..._service import UserQuestions
 from ..._session import Session, UserMessage
@@ -55,8 +55,8 @@ class ContinuedCards:
         self._outcomes = outcomes
         self._loop = loop
         self._cards: dict[str, tuple[Agent, str]] = {}
-        self._decided: dict[str, AskUserQuestionAnswer] = {}
-        """Cards the timeout answered, with the decision the agent got."""
+        self._decided: dict[str, tuple[Agent, str, AskUserQuestionAnswer]] = {}
+        """Cards the timeout answered: the agent, the call id and the decision the agent got."""
         self._watching: dict[Session, Callable[[], None]] = {}
 
     def holds(self, key: str) -> bool:
@@ -91,14 +91,20 @@ class ContinuedCards:
 
     def _decided_by_timeout(self, held: HeldRequest, decided: AskUserQuestionAnswer) -> None:
         notice = Notice("decided-by-timeout", {"decision": decision_words(decided)})
-        self._decided[held.key] = decided
+        assert held.agent is not None and held.call_id is not None  # the timeout decided it
+        self._decided[held.key] = (held.agent, held.call_id, decided)
         self._widget.update_card(held.key, status="continued", frame=None, **notice.card_fields())
         self._outcomes.record(held.key, "decided-by-timeout", decided, held.questions)
 
-    def _answer_after_timeout(self, key: str, answer: AskUserQuestionAnswer) -> None:
-        decided = self._decided.pop(key)
+    def _answer_after_timeout(self, key: str, answer: AskUserQuestionAnswer, door: Door) -> None:
+        """Record a late answer: on the card, in the transcript and on the service, with who
+        gave it through ``door``, having seen the card."""
+        agent, call_id, decided = self._decided.pop(key)
+        questions = self._widget.store.card(key).questions
+        by = answered_by(door, [question.to_wire() for question in questions])
+        self._service.record_late_answer(agent, call_id, answer, by)
         notice = Notice("answered-after-timeout", {"decision": decision_words(decided)})
-        self._outcomes.mark(key, "answered", notice, answer, late=True, after_timeout=True)
+        self._outcomes.mark(key, "answered", notice, answer, late=True, after_timeout=True, by=by)
 
     def _tracked(self, agent: Agent, call_id: str) -> bool:
         view = self._service.projection(agent)
@@ -112,7 +118,7 @@ class ContinuedCards:
         answer as late; the agent has gone on with the timeout's decision.
         """
         if key in self._decided:
-            self._answer_after_timeout(key, answer)
+            self._answer_after_timeout(key, answer, door)
             return True
         agent, call_id = self._cards[key]
         if not self._service.answer(agent, call_id, answer, door=door):

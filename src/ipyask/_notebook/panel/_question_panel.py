@@ -75,6 +75,9 @@ class QuestionPanel(QuestionWidget):
     approval_rules: traitlets.List[dict[str, Any]] = traitlets.List(traitlets.Dict()).tag(sync=True)
     """The approval rules in force: ``{id, kind, text, where, session}`` each (see
     :mod:`._rules_list`)."""
+    rules_notice: traitlets.Dict[str, Any] = traitlets.Dict().tag(sync=True)
+    """What the last Remove of a rule did: ``{code, params, text}`` (``text`` in English; a
+    view shows the code in its own language); empty before any."""
 
     def __init__(
         self,
@@ -117,7 +120,7 @@ class QuestionPanel(QuestionWidget):
             )
         )
         self.answerer = environment_identity()[0]  # the inbox's "Only mine"
-        self.rules_list = RulesList(service, self._publish_rules)
+        self.rules_list = RulesList(service, self._publish_rules, self._publish_rules_notice)
         self._dispatcher = ViewMessageDispatcher(
             self,
             self._held,
@@ -331,6 +334,14 @@ class QuestionPanel(QuestionWidget):
     def _publish_rules(self, rows: list[dict[str, Any]]) -> None:
         if not self._closed:
             self.approval_rules = rows
+
+    def _publish_rules_notice(self, notice: Notice) -> None:
+        if not self._closed:
+            self.rules_notice = {
+                "code": notice.code,
+                "params": dict(notice.params),
+                "text": notice.text(),
+            }
 
     def _send_frame(self, key: str, remaining_ms: int) -> None:
         if key in self._held and not self._closed:

@@ -110,6 +110,20 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
             "Not saved yet: the disk holding the store {location} is full; retrying… Free "
             "some space there."
         ),
+        "rule-removed": ("Removed {rule}: it no longer applies in this kernel."),
+        "rule-removed-from-file": (
+            "Removed {rule}: it no longer applies in this kernel, and it was deleted from "
+            "{file} (line {line}); the file's other lines are as they were."
+        ),
+        "rule-file-changed": (
+            "{rule} was not removed: {file} changed on disk since this kernel read it, so it "
+            "was not written over. Nothing was changed; delete the rule there, or restart "
+            "the kernel to read the file again."
+        ),
+        "rule-not-removed": (
+            "{rule} was not removed: it could not be deleted from {file} safely ({detail}). "
+            "Nothing was changed; delete it there."
+        ),
     },
     "zh": {
         "you-cancelled": "你取消了这个问题，智能体已得知。",
@@ -152,6 +166,21 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
             "尚未保存：存储 {location} 是只读的，正在重试…请让该文件及其文件夹可写。"
         ),
         "store-full": ("尚未保存：存储 {location} 所在的磁盘已满，正在重试…请在那里腾出空间。"),
+        "rule-removed": ("已移除 {rule}：它在当前内核中不再生效。"),
+        "rule-removed-from-file": (
+            "已移除 {rule}：它在当前内核中不再生效，并已从 {fi"
+            "le} 中删除（第 {line} 行）；文件的其他行保持不变"
+            "。"
+        ),
+        "rule-file-changed": (
+            "{rule} 未被移除：本内核读取 {file} 之后，该文件已在磁盘上被修改，"
+            "因此没有覆盖它。没有做任何更改；请在文件中删除这条规则，或重启内核以重新读取文件"
+            "。"
+        ),
+        "rule-not-removed": (
+            "{rule} 未被移除：无法安全地从 {file} 中删除它"
+            "（{detail}）。没有做任何更改；请在文件中删除它。"
+        ),
     },
 }
 """Each card notice per language; ``{name}`` is filled from the card's notice params."""

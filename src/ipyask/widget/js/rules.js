@@ -2,12 +2,13 @@
 /**
  * The panel's "Rules" section (ipyask extension): a native disclosure listing the approval rules
  * in force, as the kernel syncs them in `approval_rules`, each with a Remove button that asks the
- * kernel to take it out of force (`remove_rule`). Hidden when the model has no rules (a cell
+ * kernel to take it out of force (`remove_rule`), and what the last removal did (`rules_notice`:
+ * a notice code the view says in its own language). Hidden when the model has no rules (a cell
  * view, a plain widget, a service without rules).
  */
 
 import { h } from "./dom.js";
-import { fill } from "./strings.js";
+import { fill, noticeText } from "./strings.js";
 
 /**
  * @import { View } from "./view.js"
@@ -22,6 +23,19 @@ function rows(value) {
   );
 }
 
+/**
+ * What the last removal did, in `lang` (`undefined`: nothing removed yet).
+ * @param {unknown} notice
+ * @param {"en" | "zh"} lang
+ */
+function statusText(notice, lang) {
+  if (!notice || typeof notice !== "object") return undefined;
+  const { code, params, text } = /** @type {{code?: unknown, params?: unknown, text?: unknown}} */ (notice);
+  if (typeof code !== "string") return undefined;
+  const named = params && typeof params === "object" ? /** @type {Record<string, string>} */ (params) : {};
+  return noticeText({ noticeCode: code, noticeParams: named, notice: typeof text === "string" ? text : undefined }, lang);
+}
+
 export class RulesSection {
   /** @param {View} view */
   constructor(view) {
@@ -29,9 +43,11 @@ export class RulesSection {
     this.summary = h("summary", { class: "ipyask-rules__summary" });
     this.note = h("p", { class: "ipyask-muted ipyask-rules__note" });
     this.list = h("ul", { class: "ipyask-rules__list" });
-    this.el = /** @type {HTMLDetailsElement} */ (h("details", { class: "ipyask-rules", hidden: true }, this.summary, this.note, this.list));
+    this.status = h("p", { class: "ipyask-rules__status", role: "status" });
+    this.el = /** @type {HTMLDetailsElement} */ (h("details", { class: "ipyask-rules", hidden: true }, this.summary, this.note, this.status, this.list));
     this.onChange = () => this.render();
     view.model.on("change:approval_rules", this.onChange);
+    view.model.on("change:rules_notice", this.onChange);
     this.render();
   }
 
@@ -41,6 +57,7 @@ export class RulesSection {
     this.el.hidden = all.length === 0;
     this.summary.textContent = fill(t.rulesInForce, { count: String(all.length) });
     this.note.textContent = t.rulesNote;
+    this.status.textContent = statusText(this.view.model.get("rules_notice"), this.view.lang) ?? "";
     const focused = this.list.contains(document.activeElement);
     this.list.replaceChildren(
       ...all.map((rule) => {
@@ -60,5 +77,6 @@ export class RulesSection {
 
   destroy() {
     this.view.model.off("change:approval_rules", this.onChange);
+    this.view.model.off("change:rules_notice", this.onChange);
   }
 }

@@ -166,7 +166,7 @@ var STRINGS = {
     alwaysAllowedSession: "Always allowed for this session: {rule}",
     alwaysAllowedSaved: "Always allowed; saved as a rule: {rule}",
     rulesInForce: "Rules in force ({count})",
-    rulesNote: "Tool calls these rules decide are answered without a card. Removing a rule stops it in this kernel; a saved rule's line stays in its file until you delete it there.",
+    rulesNote: "Tool calls these rules decide are answered without a card. Removing a rule stops it in this kernel and deletes it from its rules file too (a rule for this session has none).",
     ruleThisSession: "this session",
     removeRule: "Remove",
     removeRuleNamed: "Remove the rule {rule}",
@@ -310,7 +310,7 @@ var STRINGS = {
     alwaysAllowedSession: "本次会话内始终允许：{rule}",
     alwaysAllowedSaved: "已始终允许，并保存为规则：{rule}",
     rulesInForce: "生效的规则（{count}）",
-    rulesNote: "这些规则决定的工具调用会直接得到回答，不显示卡片。移除规则只在当前内核中停止它；已保存规则所在的行仍留在文件里，需在那里删除。",
+    rulesNote: "这些规则决定的工具调用会直接得到回答，不显示卡片。移除规则会让它在当前内核中停止生效，并把它从所在的规则文件中删除（本次会话的规则没有文件）。",
     ruleThisSession: "本次会话",
     removeRule: "移除",
     removeRuleNamed: "移除规则 {rule}",
@@ -392,7 +392,11 @@ var NOTICES = {
     "store-unreachable": "Not saved yet: the store is unreachable; retrying…",
     "store-locked": "Not saved yet: the store {location} is locked by another process; retrying… Finish or close the process that holds it.",
     "store-read-only": "Not saved yet: the store {location} is read-only; retrying… Make the file and its folder writable.",
-    "store-full": "Not saved yet: the disk holding the store {location} is full; retrying… Free some space there."
+    "store-full": "Not saved yet: the disk holding the store {location} is full; retrying… Free some space there.",
+    "rule-removed": "Removed {rule}: it no longer applies in this kernel.",
+    "rule-removed-from-file": "Removed {rule}: it no longer applies in this kernel, and it was deleted from {file} (line {line}); the file's other lines are as they were.",
+    "rule-file-changed": "{rule} was not removed: {file} changed on disk since this kernel read it, so it was not written over. Nothing was changed; delete the rule there, or restart the kernel to read the file again.",
+    "rule-not-removed": "{rule} was not removed: it could not be deleted from {file} safely ({detail}). Nothing was changed; delete it there."
   },
   zh: {
     "you-cancelled": "你取消了这个问题，智能体已得知。",
@@ -415,7 +419,11 @@ var NOTICES = {
     "store-unreachable": "尚未保存：无法连接到存储，正在重试…",
     "store-locked": "尚未保存：存储 {location} 被另一个进程锁定，正在重试…请结束或关闭占用它的进程。",
     "store-read-only": "尚未保存：存储 {location} 是只读的，正在重试…请让该文件及其文件夹可写。",
-    "store-full": "尚未保存：存储 {location} 所在的磁盘已满，正在重试…请在那里腾出空间。"
+    "store-full": "尚未保存：存储 {location} 所在的磁盘已满，正在重试…请在那里腾出空间。",
+    "rule-removed": "已移除 {rule}：它在当前内核中不再生效。",
+    "rule-removed-from-file": "已移除 {rule}：它在当前内核中不再生效，并已从 {file} 中删除（第 {line} 行）；文件的其他行保持不变。",
+    "rule-file-changed": "{rule} 未被移除：本内核读取 {file} 之后，该文件已在磁盘上被修改，因此没有覆盖它。没有做任何更改；请在文件中删除这条规则，或重启内核以重新读取文件。",
+    "rule-not-removed": "{rule} 未被移除：无法安全地从 {file} 中删除它（{detail}）。没有做任何更改；请在文件中删除它。"
   }
 };
 var ERRORS = {
@@ -3495,6 +3503,19 @@ function rows(value) {
     (row) => row && typeof row.id === "string" && typeof row.kind === "string" && typeof row.text === "string" && typeof row.where === "string"
   );
 }
+function statusText(notice2, lang) {
+  if (!notice2 || typeof notice2 !== "object") return void 0;
+  const { code, params, text: text2 } = (
+    /** @type {{code?: unknown, params?: unknown, text?: unknown}} */
+    notice2
+  );
+  if (typeof code !== "string") return void 0;
+  const named = params && typeof params === "object" ? (
+    /** @type {Record<string, string>} */
+    params
+  ) : {};
+  return noticeText({ noticeCode: code, noticeParams: named, notice: typeof text2 === "string" ? text2 : void 0 }, lang);
+}
 var RulesSection = class {
   /** @param {View} view */
   constructor(view) {
@@ -3502,10 +3523,12 @@ var RulesSection = class {
     this.summary = h("summary", { class: "ipyask-rules__summary" });
     this.note = h("p", { class: "ipyask-muted ipyask-rules__note" });
     this.list = h("ul", { class: "ipyask-rules__list" });
+    this.status = h("p", { class: "ipyask-rules__status", role: "status" });
     this.el = /** @type {HTMLDetailsElement} */
-    h("details", { class: "ipyask-rules", hidden: true }, this.summary, this.note, this.list);
+    h("details", { class: "ipyask-rules", hidden: true }, this.summary, this.note, this.status, this.list);
     this.onChange = () => this.render();
     view.model.on("change:approval_rules", this.onChange);
+    view.model.on("change:rules_notice", this.onChange);
     this.render();
   }
   render() {
@@ -3514,6 +3537,7 @@ var RulesSection = class {
     this.el.hidden = all.length === 0;
     this.summary.textContent = fill(t.rulesInForce, { count: String(all.length) });
     this.note.textContent = t.rulesNote;
+    this.status.textContent = statusText(this.view.model.get("rules_notice"), this.view.lang) ?? "";
     const focused = this.list.contains(document.activeElement);
     this.list.replaceChildren(
       ...all.map((rule) => {
@@ -3531,6 +3555,7 @@ var RulesSection = class {
   }
   destroy() {
     this.view.model.off("change:approval_rules", this.onChange);
+    this.view.model.off("change:rules_notice", this.onChange);
   }
 };
 
