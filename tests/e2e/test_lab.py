@@ -284,6 +284,8 @@ def test_a_question_out_of_view_or_in_a_hidden_tab_finds_the_person(
     jump = nb.page.get_by_role("button", name="A question is waiting")
     expect(jump).to_be_visible()
     expect(jump).to_be_in_viewport()
+    waiting = nb.page.locator("[data-role=waiting]")
+    expect(waiting).to_have_attribute("aria-live", "polite")  # said once, politely
     assert nb.page.evaluate(IN_EDITOR)  # the focus stayed where the person types
     nb.screenshot("waiting-control")
     assert jump.evaluate("el => el.tabIndex") == 0  # in the page's tab order
