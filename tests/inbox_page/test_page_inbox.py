@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import ipyask
+from ipyask.bridge.panel import _inbox as inbox_cards
 from ipyask.inbox_page._inbox import PageInbox, Subscription
 from ipyask.inbox_page._settings import store_location
 from ipyask.inbox_page._texts import inbox_page, page_language
@@ -201,7 +202,7 @@ async def test_a_page_opened_after_the_agent_process_died_shows_its_card_as_ende
         [card] = (await next_custom(first, "cards"))["upsert"]
         assert card["source"]["earlier"] is False  # its process ran when the card was made
         # the asking process has ended since (tests/e2e/test_inbox_page.py kills a real one)
-        monkeypatch.setattr("ipyask.bridge.panel._inbox.process_ended", lambda origin: True)
+        monkeypatch.setattr(inbox_cards, "process_ended", lambda origin: True)
         later = inbox.subscribe()
         shown = live_cards(await next_event(later, "state"))[card["key"]]
         assert shown["source"]["earlier"] is True  # the view's group says "· ended"
