@@ -23,6 +23,22 @@ ensure_venv() {
     "$VENV/bin/python" -c "import ipyask" || { log "installing ipyask failed"; exit 1; }
     touch "$stamp"
   fi
+  copy_labextension
+}
+
+# The editable install copies the JupyterLab extension's build into the venv when it installs;
+# it is copied again here (and by scripts/build-widget after each build), so JupyterLab loads the
+# current build. A copy, not a link: Voila's server refuses files linked from elsewhere.
+LABEXTENSION="$ROOT/src/ipyask/labextension"
+copy_labextension() {
+  local target="$VENV/share/jupyter/labextensions/ipyask"
+  if [[ ! -L "$target" && -f "$target/package.json" ]] && diff -rq "$LABEXTENSION" "$target" -x install.json >/dev/null; then
+    return
+  fi
+  mkdir -p "$(dirname "$target")"
+  rm -rf "$target"
+  cp -r "$LABEXTENSION" "$target"
+  cp "$ROOT/lab/install.json" "$target/"
 }
 
 # The docs site is built in a venv of its own: the docs extra's mkdocs-jupyter brings jupytext,
@@ -82,4 +98,22 @@ ensure_node_tools() {
   export IPYASK_AXE_PATH="$dir/node_modules/axe-core/axe.min.js"
   TSC="$dir/node_modules/.bin/tsc"
   ESBUILD="$dir/node_modules/.bin/esbuild"
+}
+
+# The JupyterLab extension's build tools (@jupyterlab/builder, and JupyterLab's packages it
+# builds against), as lab/package-lock.json pins them, in .cache/node/lab; lab/node_modules links
+# there, as the builder resolves packages from the extension's folder. Only scripts/build-widget
+# needs them (not the tests: the build is committed).
+LAB_NODE="$ROOT/.cache/node/lab"
+ensure_lab_tools() {
+  if ! cmp -s "$ROOT/lab/package-lock.json" "$LAB_NODE/package-lock.json" \
+      || [[ ! -f "$LAB_NODE/node_modules/@jupyterlab/builder/package.json" ]]; then
+    log "installing @jupyterlab/builder and JupyterLab's packages from npm into .cache/node/lab"
+    mkdir -p "$LAB_NODE"
+    cp "$ROOT/lab/package.json" "$ROOT/lab/package-lock.json" "$LAB_NODE/"
+    (cd "$LAB_NODE" && npm ci --silent --no-audit --no-fund --ignore-scripts >/dev/null)
+  fi
+  if [[ ! -e "$ROOT/lab/node_modules" || -L "$ROOT/lab/node_modules" ]]; then
+    ln -sfn ../.cache/node/lab/node_modules "$ROOT/lab/node_modules"
+  fi
 }

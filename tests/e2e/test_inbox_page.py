@@ -223,6 +223,38 @@ def test_an_answer_that_does_not_reach_the_server_is_said_so_on_its_card_and_can
         expect(card).to_contain_text("Answered")
 
 
+ASKED_BY_AN_ENDED_PROCESS = "the process that asked ({process}) has ended"
+
+
+@pytest.mark.browser
+def test_a_page_opened_after_the_agent_process_died_shows_its_question_as_ended(
+    browser: Browser, server: Server, store_path: str
+) -> None:
+    known = set(pending_ids(store_path))
+    with agent_asking(store_path, "ended-1") as agent, phone_page(browser) as first:
+        key = wait_for_question(store_path, known)
+        first.goto(f"{server.url}/ipyask/inbox?token={server.token}")
+        expect(card_of(first, agent.pid).get_by_role("radio", name="Yes")).to_be_visible()
+        agent.kill()  # the agent's process dies; its question stays open in the store
+        agent.wait()
+        ended = f'.ipyask-card[data-ipyask-group$=":{agent.pid} · ended"]'
+        with phone_page(browser) as later:
+            later.goto(f"{server.url}/ipyask/inbox?token={server.token}")
+            card = later.locator(ended)
+            expect(card).to_be_visible()
+            process = card.get_attribute("data-ipyask-group")
+            assert process is not None
+            origin = process.split(" · ")[-2]
+            expect(card).to_contain_text(ASKED_BY_AN_ENDED_PROCESS.format(process=origin))
+            save_screenshot(later, "inbox-page-phone-ended")
+        expect(first.locator(ended)).to_be_visible()  # the page open already says it too
+    done = subprocess.run(
+        [sys.executable, AGENT, store_path, "--answer", key, "Yes"],
+        capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    assert done.stdout.strip() == "accepted"  # the answer is kept for when it asks again
+
+
 # -- two Jupyter users on one server ----------------------------------------------------------
 
 TESTS = Path(__file__).resolve().parents[1]

@@ -1,4 +1,6 @@
-"""End to end in real JupyterLab 4: a person answers the agent's questions by clicking the card.
+"""End to end in real JupyterLab 4: a person answers the agent's questions by clicking the card,
+is told of a question that arrives out of view or while the tab is hidden, and opens the inbox
+page from JupyterLab's command palette.
 
 Cells run through Lab's own ``notebook:run-cell`` command; every click on a card is a real
 Playwright click in the Lab page. The kernel's side is read back from later cells' output.
@@ -13,7 +15,8 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import expect
 
-from ._pages import PANEL_CELL, watch_text, watched_texts, write_notebook
+from ._inbox_page import agent_asking, card_of, pending_ids, wait_for_question
+from ._pages import PANEL_CELL, save_screenshot, watch_text, watched_texts, write_notebook
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -176,3 +179,140 @@ def test_a_discarded_late_answer_can_be_given_again(
     expect(card.locator(".ipyask-notice")).to_have_count(0)
     nb.screenshot("reopened")
     expect(card.get_by_role("button", name="Submit")).to_be_enabled(timeout=2_000)
+
+
+def test_the_command_palette_opens_the_inbox_page_in_a_new_tab(
+    lab_notebook: LabNotebook, lab_root: Path
+) -> None:
+    # The server's inbox page shows the default store under its root (ipyask's server extension)
+    store = str(lab_root / ".ipyask" / "questions.sqlite3")
+    known = set(pending_ids(store))
+    page, server = lab_notebook.page, lab_notebook.server
+    with agent_asking(store, "lab-command-1") as agent:
+        wait_for_question(store, known)
+        page.goto(f"{server.url}/lab/workspaces/inbox-command?token={server.token}")
+        launcher = page.locator(".jp-LauncherCard-label", has_text=re.compile("^ipyask Inbox$"))
+        expect(launcher).to_be_visible(timeout=30_000)  # a fresh workspace shows the launcher
+        page.get_by_role("menuitem", name="View").click()
+        expect(page.get_by_role("menuitem", name="Open the ipyask Inbox")).to_be_visible()
+        page.keyboard.press("Escape")
+        lab_notebook.screenshot("launcher")
+
+        page.keyboard.press("Control+Shift+C")  # the command palette
+        page.locator(".lm-CommandPalette-input").fill("ipyask inbox")
+        item = page.locator(".lm-CommandPalette-item", has_text="Open the ipyask Inbox")
+        expect(item).to_be_visible()
+        with page.context.expect_page() as opened:
+            item.click()
+        inbox = opened.value
+        inbox.wait_for_load_state()
+        assert inbox.url == f"{server.url}/ipyask/inbox"  # under the server's base URL
+        card = card_of(inbox, agent.pid)
+        expect(card.get_by_role("radio", name="Yes")).to_be_visible()
+        save_screenshot(inbox, "lab-inbox-command-page")
+    assert lab_notebook.log.errors == []
+
+
+# The page as a browser shows it in a background tab (Playwright's page is always visible).
+HIDE = """() => {
+  Object.defineProperty(document, "visibilityState", {configurable: true, get: () => "hidden"});
+  Object.defineProperty(document, "hidden", {configurable: true, get: () => true});
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+SHOW = """() => {
+  delete document.visibilityState;
+  delete document.hidden;
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+# The browser's own Notification, recording each one the page creates.
+RECORD_NOTIFICATIONS = """(() => {
+  if (typeof Notification !== "function") return;
+  window.__notes = [];
+  window.Notification = class extends Notification {
+    constructor(title, options = {}) {
+      super(title, options);
+      window.__notes.push(this);
+    }
+  };
+})();"""
+NOTES = "() => window.__notes.map(n => ({title: n.title, body: n.body, silent: n.silent}))"
+IN_EDITOR = "() => Boolean(document.activeElement?.closest('.jp-Cell .cm-editor'))"
+
+ASK_ON_SIGNAL = """\
+import os
+
+
+async def ask_on(signal, question):
+    # The test's signal: a file it writes once the person is busy elsewhere.
+    while not os.path.exists(signal):
+        await asyncio.sleep(0.05)
+    return await svc.ask({'questions': [question]})
+
+
+first = asyncio.ensure_future(ask_on('go-first', %r))
+second = asyncio.ensure_future(ask_on('go-second', %r))"""
+FIRST = {"id": "a", "question": "Deploy to staging?", "options": [{"label": "Yes"}]}
+SECOND = {"id": "b", "question": "Rotate the keys?", "options": [{"label": "Yes"}]}
+
+
+def test_a_question_out_of_view_or_in_a_hidden_tab_finds_the_person(
+    lab_notebook: LabNotebook, lab_root: Path
+) -> None:
+    nb = lab_notebook
+    nb.page.context.grant_permissions(["notifications"], origin=nb.server.url)
+    nb.page.context.add_init_script(RECORD_NOTIFICATIONS)
+    write_notebook(
+        lab_root / "attention.ipynb",
+        [
+            PANEL_CELL,
+            "from IPython.display import HTML\n"
+            "HTML('<div style=\"height: 2400px\">the rest of the notebook</div>')",
+            ASK_ON_SIGNAL % (FIRST, SECOND),
+            "",
+        ],
+    )
+    nb.open("attention.ipynb", workspace="attention")
+    for index in range(3):
+        nb.run(index)
+    panel = nb.output(0).locator(".ipyask")
+    expect(panel).to_be_attached()
+    # The person types in the last cell, far below the panel
+    nb.cells().nth(3).locator(".cm-content").click()
+    nb.page.keyboard.type("x = 1")
+    (lab_root / "go-first").touch()
+
+    jump = nb.page.get_by_role("button", name="A question is waiting")
+    expect(jump).to_be_visible()
+    expect(jump).to_be_in_viewport()
+    waiting = nb.page.locator("[data-role=waiting]")
+    expect(waiting).to_have_attribute("aria-live", "polite")  # said once, politely
+    assert nb.page.evaluate(IN_EDITOR)  # the focus stayed where the person types
+    nb.screenshot("waiting-control")
+    assert jump.evaluate("el => el.tabIndex") == 0  # in the page's tab order
+    jump.focus()
+    nb.page.keyboard.press("Enter")
+    first = panel.get_by_role("article", name="Deploy to staging?")
+    expect(first).to_be_in_viewport()
+    expect(first).to_be_focused()
+    expect(jump).to_have_count(0)
+
+    # Desktop notifications, turned on from the panel (the browser's permission is granted)
+    toggle = panel.get_by_role("button", name="Notify me")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    nb.page.evaluate(HIDE)  # the person went to another tab
+    expect(nb.page).to_have_title(re.compile(r"^\(1\) "))
+    (lab_root / "go-second").touch()
+    expect(nb.page).to_have_title(re.compile(r"^\(2\) "))
+    nb.page.wait_for_function("() => window.__notes.length > 0")
+    assert nb.page.evaluate(NOTES) == [
+        {"title": "2 questions are waiting", "body": "Rotate the keys?", "silent": True}
+    ]
+    nb.page.evaluate("() => window.__notes[0].onclick()")  # the person clicks it
+    nb.page.evaluate(SHOW)
+    expect(nb.page).not_to_have_title(re.compile(r"^\("))
+    second = panel.get_by_role("article", name="Rotate the keys?")
+    expect(second).to_be_focused()
+    expect(second).to_be_in_viewport()
+    nb.screenshot("notified-card")
+    assert nb.log.errors == []

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import ipyask
+from ipyask.bridge.panel import _inbox as inbox_cards
 from ipyask.inbox_page._inbox import PageInbox, Subscription
 from ipyask.inbox_page._settings import store_location
 from ipyask.inbox_page._texts import inbox_page, page_language
@@ -181,3 +182,34 @@ async def test_the_record_names_the_pages_jupyter_user_and_the_inbox_page_as_the
     assert record is not None and record.terminal is not None
     by = record.terminal.answered_by
     assert by is not None and (by.who, by.door) == ("grace", "inbox-page")
+
+
+def live_cards(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The live cards of a page's state, by key."""
+    cards: dict[str, dict[str, Any]] = {}
+    for name, text in state.items():
+        if name.startswith("live_"):
+            cards.update((card["key"], card) for card in json.loads(text))
+    return cards
+
+
+async def test_a_page_opened_after_the_agent_process_died_shows_its_card_as_ended(
+    inbox: PageInbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = inbox.subscribe()
+    async with ipyask.connect(str(tmp_path / "questions.sqlite3"), agent="worker") as conn:
+        asking = asyncio.ensure_future(conn.ask(DEPLOY, call_id="step-5"))
+        [card] = (await next_custom(first, "cards"))["upsert"]
+        assert card["source"]["earlier"] is False  # its process ran when the card was made
+        # the asking process has ended since (tests/e2e/test_inbox_page.py kills a real one)
+        monkeypatch.setattr(inbox_cards, "process_ended", lambda origin: True)
+        later = inbox.subscribe()
+        shown = live_cards(await next_event(later, "state"))[card["key"]]
+        assert shown["source"]["earlier"] is True  # the view's group says "· ended"
+        assert shown["noticeCode"] == "asked-earlier"
+        assert shown["noticeParams"] == {"process": card["source"]["process"]}
+        # the page open already is told too
+        [relabelled] = (await next_custom(first, "cards"))["upsert"]
+        assert (relabelled["key"], relabelled["source"]["earlier"]) == (card["key"], True)
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)

@@ -77,6 +77,10 @@ class PageInbox:
         filter shows the questions assigned to them.
         """
         panel = self.panel()
+        if panel.inbox is not None:
+            # The panel outlives the pages: an agent that died since its card was made is
+            # said to have ended on this page (and, by the change, on the pages open already).
+            panel.inbox.relabel_ended()
         subscription = Subscription()
         state = panel.page_state()
         if username:

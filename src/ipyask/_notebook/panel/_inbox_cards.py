@@ -249,6 +249,30 @@ class InboxCards:
             found = settled[key]
             self._mark(key, found.terminal if found is not None else None)
 
+    def relabel_ended(self) -> None:
+        """Say so on the cards whose asking process has ended since their card was made.
+
+        Whether a process runs is read when its question's card is made; a view opened later
+        (a new inbox page on a long-running server's panel) calls this, so a question whose agent
+        died meanwhile is shown as asked by a process that ended, not as if someone waited.
+        """
+        with self._lock:
+            records = list(self._open.values())
+        for record in records:
+            try:
+                card = self._widget.get_card(record.id)
+            except KeyError:  # settled and removed meanwhile
+                continue
+            source = card.source
+            if source is None or source.earlier or not process_ended(record.origin):
+                continue
+            fields = card.model_dump()
+            fields["source"] = {**source.model_dump(), "earlier": True}
+            if card.notice is None and card.status == "pending":  # no "not saved yet" to keep
+                notice = Notice("asked-earlier", {"process": record.origin or ""})
+                fields.update(notice.card_fields())
+            self._widget.set_card(Card.model_validate(fields))
+
     def _refresh_later(self, error: StoreUnavailableError) -> None:
         delay = self._refresh_backoff.next_ms()
         level = logging.WARNING if delay == self._refresh_backoff.first_ms else logging.DEBUG

@@ -3,7 +3,8 @@
  * A question that waits finds the person where they are, beyond the card:
  *
  * - In the page: a card that arrives out of view while the person is busy elsewhere (see
- *   arrival.js) brings up a small "A question is waiting" control in the viewport's corner. It
+ *   arrival.js) brings up a small "A question is waiting" control in the viewport's corner (in a
+ *   layer of its own at the end of the document's body, outside the notebook's cells). It
  *   jumps to the card (scrolls it into view, focuses it), is dismissed by its close button or
  *   Escape, goes away by itself once the card is seen or settles, and never takes the focus; it
  *   sits in a polite live region, so its arrival is said once.
@@ -241,6 +242,11 @@ export class Attention {
     /** @type {Element | null} where the focus was before it went to the control */
     this.returnFocus = null;
     this.control = h("div", { class: "ipyask-waiting", "aria-live": "polite", "data-role": "waiting" });
+    // The control lives at the page's top level, not in the view: a notebook host contains
+    // each cell (JupyterLab's cells have `contain: content`), and a `position: fixed` control
+    // inside one would be placed in the cell, off screen with the cell, not in the viewport.
+    this.layer = h("div", { class: "ipyask ipyask-layer", lang: view.lang }, this.control);
+    document.body.append(this.layer);
     this.control.addEventListener("focusin", (event) => {
       const from = event.relatedTarget;
       if (from instanceof Element && !this.control.contains(from)) this.returnFocus = from;
@@ -351,6 +357,7 @@ export class Attention {
 
   /** The view's language changed. */
   relabel() {
+    this.layer.lang = this.view.lang;
     this.refreshToggle();
     registry().showControl();
   }
@@ -376,6 +383,7 @@ export class Attention {
     this.watched.clear();
     this.pending = new Set();
     this.control.replaceChildren();
+    this.layer.remove();
     registry().remove(this);
   }
 }

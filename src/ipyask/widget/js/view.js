@@ -95,7 +95,6 @@ export class View {
       this.history,
       this.restore,
       this.arrivals.region,
-      this.attention.control,
       this.rules.el,
     );
     el.append(this.root);

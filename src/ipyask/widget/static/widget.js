@@ -1005,6 +1005,8 @@ var Attention = class {
     this.pending = /* @__PURE__ */ new Set();
     this.returnFocus = null;
     this.control = h("div", { class: "ipyask-waiting", "aria-live": "polite", "data-role": "waiting" });
+    this.layer = h("div", { class: "ipyask ipyask-layer", lang: view.lang }, this.control);
+    document.body.append(this.layer);
     this.control.addEventListener("focusin", (event) => {
       const from = event.relatedTarget;
       if (from instanceof Element && !this.control.contains(from)) this.returnFocus = from;
@@ -1102,6 +1104,7 @@ var Attention = class {
   }
   /** The view's language changed. */
   relabel() {
+    this.layer.lang = this.view.lang;
     this.refreshToggle();
     registry().showControl();
   }
@@ -1125,6 +1128,7 @@ var Attention = class {
     this.watched.clear();
     this.pending = /* @__PURE__ */ new Set();
     this.control.replaceChildren();
+    this.layer.remove();
     registry().remove(this);
   }
 };
@@ -3613,7 +3617,6 @@ var View = class {
       this.history,
       this.restore,
       this.arrivals.region,
-      this.attention.control,
       this.rules.el
     );
     el.append(this.root);
