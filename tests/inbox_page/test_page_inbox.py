@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import ipyask
-from ipyask.bridge.panel import _inbox as inbox_cards
+from ipyask._notebook.panel import _inbox_cards as inbox_cards
 from ipyask.inbox_page._inbox import PageInbox, Subscription
 from ipyask.inbox_page._settings import store_location
 from ipyask.inbox_page._texts import inbox_page, page_language
