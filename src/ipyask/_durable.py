@@ -325,11 +325,10 @@ class DurableAsks:
             raise UserQuestionError.of("OUTSIDE_TURN")
         call_id = request.durable_call_id
         assert call_id is not None
-        book = self.book(session)
-        record = book.for_call(call_id)
-        if record is None:
-            questions = [item.to_wire() for item in request.questions]
-            record = book.open(call_id, questions, agent.id, request.assignee)
+        # ``open`` finds the call's record when there is one (in the store: in the same
+        # transaction), so asking does not read it first.
+        questions = [item.to_wire() for item in request.questions]
+        record = self.book(session).open(call_id, questions, agent.id, request.assignee)
         if record.terminal is not None:
             return _settled(record)
         with self._lock:
