@@ -50,7 +50,7 @@ async def test_an_inbox_and_an_asker_on_one_store_share_one_follower(location: s
         await panel.service.aclose()
         store.close()
     assert follower_of(store).subscribers == 0
-    await until(lambda: not _threads("ipyask-store-follow"))
+    await until(lambda: not follower_of(store).running)  # a moment after the last one left
 
 
 def test_a_subscriber_right_after_the_last_one_left_finds_the_feed_still_open(
@@ -89,8 +89,8 @@ def test_the_feed_ends_once_nobody_subscribed_for_a_wait_and_the_next_starts_one
         stop = follower.subscribe(Subscription(lambda: None))
         stop()
         deadline = time.monotonic() + 10
-        while _threads("ipyask-store-follow"):  # the thread retires the feed by itself
-            assert time.monotonic() < deadline, "the follower's thread did not end"
+        while follower.running:  # the thread retires the feed by itself
+            assert time.monotonic() < deadline, "the follower's feed was not retired"
             time.sleep(0.01)
         again = threading.Event()
         stop = follower.subscribe(Subscription(again.set))

@@ -120,6 +120,13 @@ class StoreFollower:
             listen()
 
     @property
+    def running(self) -> bool:
+        """Whether a feed is open and its thread runs (it outlives the last subscriber a
+        moment)."""
+        with self._lock:
+            return self._feed is not None
+
+    @property
     def subscribers(self) -> int:
         with self._lock:
             return len(self._subscriptions)
