@@ -431,6 +431,16 @@ def run(settings: Settings) -> Result:
     return result
 
 
+def run_round_trips(settings: Settings) -> Result:
+    """Only the round-trip rows (``python -m bench.store``): the in-kernel panel, and each
+    store through its API and through an inbox panel, alternating as in :func:`run`."""
+    with _backends() as backends, HeadlessFrontend(timeout=60, log_size=200) as person:
+        bench = KernelBench(person.kernel)
+        person.kernel.execute(kernel_roundtrip.KERNEL_CODE + KERNEL_CODE)
+        locations = {name: fresh() for name, fresh in backends.items()}
+        return {"roundtrip": _round_trips(bench, person, locations, settings)}
+
+
 def run_long_waits(settings: Settings) -> Result:
     """The *answer after a long wait* rows, for each store."""
     rounds, wait_s = settings.pick(10, 3), settings.seconds(3.0, 1.0)
@@ -440,3 +450,9 @@ def run_long_waits(settings: Settings) -> Result:
             log(f"long wait: {rounds} answers after {wait_s:.0f} s of waiting each ({name})")
             result["backends"][name] = _long_waits(fresh(), rounds, wait_s)
     return result
+
+
+if __name__ == "__main__":
+    # The round-trip rows alone, printed as JSON: the cheapest measure of the inbox's path.
+    found = run_round_trips(Settings(quick="--quick" in sys.argv))["roundtrip"]
+    print(json.dumps({k: found[k] for k in ("stats", "ratios")}, indent=1))

@@ -13,6 +13,7 @@ can both use it.
 
 from __future__ import annotations
 
+import functools
 import getpass
 import hashlib
 import json
@@ -107,10 +108,33 @@ def environment_identity() -> tuple[str, str | None]:
         if named:
             return named, None
     try:
-        user = getpass.getuser()
+        user = _os_user()
     except (KeyError, OSError):  # no name for this uid (a bare container): say the uid
         user = f"uid-{os.getuid()}" if hasattr(os, "getuid") else "unknown"
     return user, socket.gethostname()
+
+
+_LOGIN_VARIABLES = ("LOGNAME", "USER", "LNAME", "USERNAME")
+"""Where :func:`getpass.getuser` looks first, in its order."""
+
+
+def _os_user() -> str:
+    """:func:`getpass.getuser`, with the account database read once per uid: it is asked at
+    every answer, and a look-up there (``getpwuid``) can cost a millisecond."""
+    for variable in _LOGIN_VARIABLES:
+        named = os.environ.get(variable)
+        if named:
+            return named
+    if not hasattr(os, "getuid"):
+        return getpass.getuser()  # raises OSError: no variable names the user
+    return _account_of(os.getuid())
+
+
+@functools.cache
+def _account_of(uid: int) -> str:
+    import pwd  # POSIX only (os.getuid is too)
+
+    return pwd.getpwuid(uid).pw_name
 
 
 def card_digest(questions: Sequence[Mapping[str, Any]]) -> str:

@@ -25,6 +25,7 @@ from ._backoff import Backoff
 from ._clock import Clock, ThreadClock, TimerHandle
 from ._errors import UserQuestionError, restore_error
 from ._events import (
+    EVENT,
     QuestionAnsweredEvent,
     QuestionAskedEvent,
     SessionEvent,
@@ -44,7 +45,7 @@ from .store import (
     Terminal,
 )
 from .store._follow import Subscription, follower_of
-from .store._records import accepted, claim_of
+from .store._records import accepted, asked_event, claim_of
 
 __all__ = [
     "DurableAsks",
@@ -179,7 +180,7 @@ class StoreBook:
         assignee: str | None = None,
     ) -> QuestionRecord:
         session = self._session()
-        record, _ = self.store.open_question(
+        record, seq = self.store.open_question_at(
             session.id,
             call_id,
             questions,
@@ -187,8 +188,10 @@ class StoreBook:
             agent_id=agent_id,
             assignee=assignee,
         )
-        try:
-            session.sync()
+        if seq is None:  # recorded before: nothing written now
+            return record
+        try:  # the log takes the event this wrote, without reading it back
+            session.written(seq, EVENT.validate_python(asked_event(record)))
         except StoreUnavailableError:  # recorded: the store watch syncs it once the store is back
             log.info("ipyask: the session %s syncs when its store is back", session.id)
         return record
@@ -200,7 +203,8 @@ class StoreBook:
         return record
 
     def resolve(self, request_id: str, terminal: Terminal) -> ClaimResult:
-        if self.get(request_id) is None:
+        # A whole store's claim needs no read first: the store's claim finds the record.
+        if self.session is not None and self.get(request_id) is None:
             return ClaimResult(status="not-pending")
         result = self.store.resolve_question(request_id, terminal)
         if self.session is not None:
@@ -321,11 +325,10 @@ class DurableAsks:
             raise UserQuestionError.of("OUTSIDE_TURN")
         call_id = request.durable_call_id
         assert call_id is not None
-        book = self.book(session)
-        record = book.for_call(call_id)
-        if record is None:
-            questions = [item.to_wire() for item in request.questions]
-            record = book.open(call_id, questions, agent.id, request.assignee)
+        # ``open`` finds the call's record when there is one (in the store: in the same
+        # transaction), so asking does not read it first.
+        questions = [item.to_wire() for item in request.questions]
+        record = self.book(session).open(call_id, questions, agent.id, request.assignee)
         if record.terminal is not None:
             return _settled(record)
         with self._lock:
@@ -442,17 +445,22 @@ class DurableAsks:
         *,
         who: str | None = None,
         door: Door = "api",
+        known: QuestionRecord | None = None,
     ) -> ClaimResult:
         """Claim the open record ``request_id`` with ``answer``, checked as ``answer()`` checks a
         late reply: a batch that does not fit the record's questions raises ``BAD_ANSWER``, and
         an answerer other than its assignee :class:`NotAssigneeError`; the record then stays
-        open. ``who`` (default: the environment's identity) answers through ``door``."""
+        open. ``who`` (default: the environment's identity) answers through ``door``.
+
+        ``known`` is the open record as the caller read it from the store (an inbox card's):
+        the claim then writes without reading the record again (the store's claim still
+        refuses a record settled meanwhile)."""
         batch = (
             answer
             if isinstance(answer, AskUserQuestionAnswer)
             else AskUserQuestionAnswer.model_validate(answer)
         )
-        record = self.book(target).get(request_id)
+        record = known if known is not None else self.book(target).get(request_id)
         by = answered_by(door, None if record is None else record.questions, who=who)
         if record is not None and record.terminal is None:
             check_assignee(record, by)

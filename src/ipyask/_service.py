@@ -572,6 +572,20 @@ class UserQuestions:
         """
         return self._durable.respond(self._target(target), request_id, answer, who=who, door=door)
 
+    def respond_to(
+        self,
+        store: Store,
+        record: QuestionRecord,
+        answer: AskUserQuestionAnswer | Mapping[str, Any],
+        *,
+        who: str | None = None,
+        door: Door = "api",
+    ) -> ClaimResult:
+        """:meth:`respond` to ``record``, an open question of ``store`` as the caller read it
+        (an inbox card's): the claim is the store's one write, with no read of the record
+        before it."""
+        return self._durable.respond(store, record.id, answer, who=who, door=door, known=record)
+
     def cancel(
         self,
         target: Target | None,

@@ -83,12 +83,33 @@ class Session:
         stored = EVENT.validate_python(event)
         if self.store is not None:
             seq = self.store.append_event(self.id, stored.to_wire())
-            self.sync()
-            with self._lock:
-                return self._events[seq]
+            return self.written(seq, stored)
         with self._lock:
             self._events.append(stored)
             listeners = list(self._listeners)
+        for listener in listeners:
+            listener.event_appended(self, stored)
+        return stored
+
+    def written(self, seq: int, stored: SessionEvent) -> SessionEvent:
+        """Take in ``stored``, which this process just wrote to the store at ``seq``, without
+        reading it back; returns the log's event at ``seq``.
+
+        The log grows only without a gap: when it ends just before ``seq``, the event is
+        appended here; when other processes appended events in between, those and this one are
+        read from the store (once, in order); when a concurrent :meth:`sync` already brought it
+        in, nothing changes.
+        """
+        with self._lock:
+            if seq == len(self._events):
+                self._events.append(stored)
+                listeners = list(self._listeners)
+            else:
+                listeners = None
+        if listeners is None:
+            self.sync()
+            with self._lock:
+                return self._events[seq]
         for listener in listeners:
             listener.event_appended(self, stored)
         return stored

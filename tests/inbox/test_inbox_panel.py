@@ -296,3 +296,24 @@ async def test_an_assigned_question_is_refused_to_anyone_else_on_the_inbox_card(
         assert [r.id for r in conn.pending()] == [card["key"]]  # still open
         assert conn.answer(card["key"], YES, who="bob").status == "accepted"
         assert (await asyncio.wait_for(asking, 5)).to_wire() == YES
+
+
+async def test_answering_a_card_claims_its_record_with_one_write_and_no_read(
+    inbox: ipyask.QuestionPanel, location: str
+) -> None:
+    assert inbox.inbox is not None
+    store = inbox.inbox.store
+    calls: list[str] = []
+    read, claim = store.question, store.resolve_question
+    store.question = lambda *a: calls.append("read") or read(*a)  # type: ignore[method-assign]
+    store.resolve_question = lambda *a: calls.append("claim") or claim(*a)  # type: ignore[method-assign]
+    view = View(inbox)
+    async with ipyask.connect(location, agent="worker-3") as conn:
+        asking = asyncio.ensure_future(conn.ask(DEPLOY, call_id="step-1"))
+        [card] = await until(lambda: pending(inbox))
+        calls.clear()
+        view.answer(card["key"], YES)
+        assert calls == ["claim"]  # the card's record, as the store gave it: not read again
+        assert (await asyncio.wait_for(asking, 10)).to_wire() == YES
+    assert inbox.get_card(card["key"]).status == "answered"
+    assert view.errors == []

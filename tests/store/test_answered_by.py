@@ -7,6 +7,7 @@ import asyncio
 import getpass
 import hashlib
 import json
+import os
 import socket
 import sqlite3
 from collections.abc import Callable
@@ -186,3 +187,29 @@ async def test_an_assignee_on_a_question_that_is_not_durable_is_refused(
         await svc.ask_timed({**request(agent), "assignee": "ada"}, "c9", 1000)
     assert svc.pending() == []  # nothing recorded
     await svc.aclose()
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="the account database is POSIX's")
+def test_the_os_user_is_looked_up_once_not_at_every_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pwd
+
+    from ipyask._answered_by import _account_of, answered_by
+
+    for variable in ("IPYASK_USER", "JUPYTERHUB_USER", "LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.delenv(variable, raising=False)
+    looked_up: list[int] = []
+    real = pwd.getpwuid
+
+    def counted(uid: int) -> Any:
+        looked_up.append(uid)
+        return real(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", counted)
+    _account_of.cache_clear()
+    names = [answered_by("api").who for _ in range(3)]
+    assert names == [real(os.getuid()).pw_name] * 3
+    assert looked_up == [os.getuid()]  # each answer used to read the account database again
+    monkeypatch.setenv("USER", "someone")  # a login variable still wins, as for getpass
+    assert answered_by("api").who == "someone"

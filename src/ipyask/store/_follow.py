@@ -52,9 +52,13 @@ class StoreFollower:
     """A thread waiting on one change feed of ``store`` while anyone subscribes.
 
     The feed is opened by the first :meth:`subscribe` (before it returns: a subscriber that
-    reads the store after subscribing misses no later change) and closed once the last
-    subscriber leaves. A feed that fails is opened again after a backed-off pause, and every
-    subscriber is called then (what changed meanwhile is not known).
+    reads the store after subscribing misses no later change) and kept for a moment after the
+    last subscriber leaves: an agent asking one question after another subscribes again at
+    once, and finds the feed (on SQLite its connection) and the thread still there. It is
+    closed, and the thread ends, at the first wake with nobody subscribed that follows a wait
+    begun with nobody subscribed either (at most two :attr:`IDLE_WAIT` after the last one left;
+    sooner while the store changes). A feed that fails is opened again after a backed-off
+    pause, and every subscriber is called then (what changed meanwhile is not known).
     """
 
     IDLE_WAIT = 1.0
@@ -68,6 +72,8 @@ class StoreFollower:
         self._subscriptions: list[Subscription] = []
         self._feed: ChangeFeed | None = None
         """The feed of the running thread (``None``: no thread runs)."""
+        self._left = False
+        """Whether nobody subscribed when the thread's current wait began."""
         self._pause = Pause(ThreadClock())
 
     def subscribe(self, subscription: Subscription) -> Callable[[], None]:
@@ -100,11 +106,7 @@ class StoreFollower:
             with self._lock:
                 if subscription in self._subscriptions:
                     self._subscriptions.remove(subscription)
-                retired = self._feed if not self._subscriptions else None
-                if retired is not None:
-                    self._feed = None  # the next subscriber starts a new thread and feed
-            if retired is not None:
-                retired.close()  # its thread ends at once
+            # The feed stays a moment for the next subscriber (the thread retires it).
 
         return unsubscribe
 
@@ -116,6 +118,13 @@ class StoreFollower:
         listen = getattr(feed, "sessions_changed", None)
         if listen is not None:
             listen()
+
+    @property
+    def running(self) -> bool:
+        """Whether a feed is open and its thread runs (it outlives the last subscriber a
+        moment)."""
+        with self._lock:
+            return self._feed is not None
 
     @property
     def subscribers(self) -> int:
@@ -140,10 +149,25 @@ class StoreFollower:
                 return None
             return list(self._subscriptions)
 
+    def _keep(self, feed: ChangeFeed) -> bool:
+        """Whether to wait on ``feed`` again: it is not retired, and somebody subscribes now
+        or did when the last wait began (else it is retired here)."""
+        with self._lock:
+            if self._feed is not feed:
+                return False
+            if self._subscriptions:
+                self._left = False
+            elif self._left:
+                self._feed = None  # the next subscriber starts a new thread and feed
+                return False
+            else:
+                self._left = True
+            return True
+
     def _run(self, feed: ChangeFeed) -> None:
         backoff = Backoff()
         try:
-            while self._current(feed) is not None:
+            while self._keep(feed):
                 try:
                     changed = feed.wait(self.IDLE_WAIT)
                 except Exception as error:  # the feed failed: a new one, after a pause
@@ -173,6 +197,9 @@ class StoreFollower:
             store = self._store()
             with self._lock:
                 if store is None or self._feed is not failed:
+                    return None
+                if not self._subscriptions:  # nobody to follow it for: retired
+                    self._feed = None
                     return None
             try:
                 feed = store.changes(self._sessions)

@@ -67,6 +67,21 @@ class Store(Protocol):
         and the ``user-questions/asked`` event) when there is none; and whether it was created."""
         ...
 
+    def open_question_at(
+        self,
+        session_id: str,
+        call_id: str,
+        questions: Sequence[Mapping[str, Any]],
+        *,
+        request_id: str,
+        agent_id: str | None = None,
+        assignee: str | None = None,
+    ) -> tuple[QuestionRecord, int | None]:
+        """As :meth:`open_question`, with the sequence number of the ``user-questions/asked``
+        event it appended (``None``: the record was there already), so that the asking
+        session takes the event in without reading it back."""
+        ...
+
     def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
         """Settle an open question with ``terminal`` (its ``answered_by`` kept in the record and
         the event) and append ``user-questions/answered`` to its session; the first claim wins

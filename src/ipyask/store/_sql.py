@@ -143,6 +143,26 @@ class SQLStore(ABC):
         agent_id: str | None = None,
         assignee: str | None = None,
     ) -> tuple[QuestionRecord, bool]:
+        record, seq = self.open_question_at(
+            session_id,
+            call_id,
+            questions,
+            request_id=request_id,
+            agent_id=agent_id,
+            assignee=assignee,
+        )
+        return record, seq is not None
+
+    def open_question_at(
+        self,
+        session_id: str,
+        call_id: str,
+        questions: Sequence[Mapping[str, Any]],
+        *,
+        request_id: str,
+        agent_id: str | None = None,
+        assignee: str | None = None,
+    ) -> tuple[QuestionRecord, int | None]:
         return self._attempt(
             lambda: self._open_question(
                 session_id, call_id, questions, request_id, agent_id, assignee
@@ -157,12 +177,12 @@ class SQLStore(ABC):
         request_id: str,
         agent_id: str | None,
         assignee: str | None,
-    ) -> tuple[QuestionRecord, bool]:
+    ) -> tuple[QuestionRecord, int | None]:
         with self._write() as db:
             self._lock_session(db, session_id)
             found = self._select(self.QUERIES.by_call, (session_id, call_id))
             if found:
-                return found[0], False
+                return found[0], None
             record = QuestionRecord(
                 id=request_id,
                 call_id=call_id,
@@ -186,8 +206,7 @@ class SQLStore(ABC):
                     assignee,
                 ),
             )
-            self._append(db, session_id, asked_event(record))
-            return record, True
+            return record, self._append(db, session_id, asked_event(record))
 
     def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
         return self._attempt(lambda: self._resolve_question(request_id, terminal))

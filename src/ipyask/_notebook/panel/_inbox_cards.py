@@ -331,8 +331,15 @@ class InboxCards:
         if unsaved is None or self._stopped:
             return None
         answer, (who, door) = unsaved
+        with self._lock:
+            record = self._open.get(key)
         try:
-            result = self.service.respond(self.store, key, answer, who=who, door=door)
+            # The card's record, as the store gave it: the claim is the one write, no read.
+            result = (
+                self.service.respond(self.store, key, answer, who=who, door=door)
+                if record is None
+                else self.service.respond_to(self.store, record, answer, who=who, door=door)
+            )
         except StoreUnavailableError as error:
             self._not_saved(key, error)
             return None
