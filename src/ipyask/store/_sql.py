@@ -193,24 +193,38 @@ class SQLStore(ABC):
         return self._attempt(lambda: self._resolve_question(request_id, terminal))
 
     def _resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
-        by = terminal.answered_by
         with self._write() as db:
-            row = db.execute(
-                self.QUERIES.resolve_question,
-                (
-                    terminal.outcome,
-                    None if terminal.answer is None else self._to_json(terminal.answer),
-                    None if terminal.error is None else self._to_json(terminal.error.to_wire()),
-                    time.time(),
-                    None if by is None else self._to_json(by.to_wire()),
-                    request_id,
-                ),
-            ).fetchone()
-            if row is None:
-                found = self._select(self.QUERIES.by_id, (request_id,))
-                return claim_of(found[0] if found else None)
-            self._append(db, row[0], answered_event(request_id, terminal))
-            return accepted(terminal)
+            return self._claim(db, request_id, terminal)
+
+    def resolve_questions(self, claims: Sequence[tuple[str, Terminal]]) -> list[ClaimResult]:
+        claims = list(claims)
+        if not claims:
+            return []
+        return self._attempt(lambda: self._resolve_questions(claims))
+
+    def _resolve_questions(self, claims: list[tuple[str, Terminal]]) -> list[ClaimResult]:
+        with self._write() as db:
+            return [self._claim(db, request_id, terminal) for request_id, terminal in claims]
+
+    def _claim(self, db: Any, request_id: str, terminal: Terminal) -> ClaimResult:
+        """Settle ``request_id`` inside the open write transaction, if it is open."""
+        by = terminal.answered_by
+        row = db.execute(
+            self.QUERIES.resolve_question,
+            (
+                terminal.outcome,
+                None if terminal.answer is None else self._to_json(terminal.answer),
+                None if terminal.error is None else self._to_json(terminal.error.to_wire()),
+                time.time(),
+                None if by is None else self._to_json(by.to_wire()),
+                request_id,
+            ),
+        ).fetchone()
+        if row is None:
+            found = self._select(self.QUERIES.by_id, (request_id,))
+            return claim_of(found[0] if found else None)
+        self._append(db, row[0], answered_event(request_id, terminal))
+        return accepted(terminal)
 
     def question(self, request_id: str) -> QuestionRecord | None:
         found = self._attempt(lambda: self._select(self.QUERIES.by_id, (request_id,)))
