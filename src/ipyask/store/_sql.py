@@ -37,8 +37,11 @@ T = TypeVar("T")
 class Queries:
     """Every statement of :class:`SQLStore`, in one driver's placeholder style."""
 
-    next_seq: str = "SELECT COALESCE(MAX(seq) + 1, 0) FROM ipyask_events WHERE session_id = ?"
-    insert_event: str = "INSERT INTO ipyask_events (session_id, seq, body) VALUES (?, ?, ?)"
+    insert_event: str = (  # the next position of the session's log, in the same statement
+        "INSERT INTO ipyask_events (session_id, seq, body)"
+        " SELECT ?, COALESCE(MAX(seq) + 1, 0), ? FROM ipyask_events WHERE session_id = ?"
+        " RETURNING seq"
+    )
     read_events: str = (
         "SELECT seq, body FROM ipyask_events WHERE session_id = ? AND seq > ? ORDER BY seq"
     )
@@ -107,10 +110,9 @@ class SQLStore(ABC):
     # -- session logs -------------------------------------------------------------------------
     def _append(self, db: Any, session_id: str, event: Mapping[str, Any]) -> int:
         self._lock_session(db, session_id)
-        row = db.execute(self.QUERIES.next_seq, (session_id,)).fetchone()
-        seq = int(row[0]) if row else 0
-        db.execute(self.QUERIES.insert_event, (session_id, seq, self._to_json(dict(event))))
-        return seq
+        body = self._to_json(dict(event))
+        row = db.execute(self.QUERIES.insert_event, (session_id, body, session_id)).fetchone()
+        return int(row[0])
 
     def append_event(self, session_id: str, event: Mapping[str, Any]) -> int:
         return self._attempt(lambda: self._append_event(session_id, event))
