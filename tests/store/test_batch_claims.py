@@ -4,12 +4,16 @@ of the store, each claim settled, reported and checked as a single claim is."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 import ipyask
-from ipyask.store import Store, Terminal
-from ipyask.testing import drain_loop
+from ipyask.store import Store, Terminal, open_store
+from ipyask.testing import drain_loop, new_database
 
 GENERIC = {
     "id": "db",
@@ -116,3 +120,72 @@ async def test_answering_many_cards_checks_each_answer_and_claims_the_rest_at_on
     assert (await asyncio.wait_for(asking[1], 10)).to_wire() == answer("Postgres")
     await worker.aclose()
     await inbox.aclose()
+
+
+@pytest.mark.postgres
+def test_two_batches_claiming_the_same_records_in_opposite_orders_do_not_deadlock(
+    postgres_cluster: str,
+) -> None:
+    """Each batch takes its records' locks in one order. Here each batch first waits for a
+    record that another transaction holds; taken in the order given, the first batch would
+    then hold r1 and wait for r2, the second hold r2 and wait for r1."""
+    psycopg = pytest.importorskip("psycopg")
+    location = new_database(postgres_cluster)
+    first, second = open_store(location), open_store(location)
+    ids = [open_one(first, "s1", "c1"), open_one(first, "s2", "c1")]
+    holders = [psycopg.connect(location) for _ in ids]
+    observer = psycopg.connect(location, autocommit=True)
+    results: dict[str, list[str]] = {}
+
+    def claim(name: str, store: Store, order: list[str]) -> None:
+        claimed = store.resolve_questions([(i, terminal(name)) for i in order])
+        results[name] = [r.status for r in claimed]
+
+    def waiting(blocked_by: int | None = None) -> int:
+        """How many backends wait for a lock (held by ``blocked_by``, if given)."""
+        row = observer.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND datname = current_database()"
+            " AND (%s::int IS NULL OR %s::int = ANY(pg_blocking_pids(pid)))",
+            (blocked_by, blocked_by),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    try:
+        for holder, record in zip(holders, ids, strict=True):  # each record held by another
+            holder.execute("SELECT 1 FROM ipyask_questions WHERE id = %s FOR UPDATE", (record,))
+        batches = [
+            threading.Thread(target=claim, args=("SQLite", first, ids)),
+            threading.Thread(target=claim, args=("Postgres", second, ids[::-1])),
+        ]
+        for batch in batches:
+            batch.start()
+        assert eventually(lambda: waiting() == 2)
+        released = holders[0].info.backend_pid
+        holders[0].rollback()  # r1 free: the batch that takes it then waits for r2
+        assert eventually(lambda: waiting(released) == 0 and waiting() == 2)
+        holders[1].rollback()
+        for batch in batches:
+            batch.join(30.0)
+        assert sorted(results) == ["Postgres", "SQLite"]
+        assert sorted(results["SQLite"] + results["Postgres"]) == [
+            "accepted",
+            "accepted",
+            "already-resolved",
+            "already-resolved",
+        ]
+        assert first.pending_questions() == []
+    finally:
+        for connection in [*holders, observer]:
+            connection.close()
+        first.close()
+        second.close()
+
+
+def eventually(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

@@ -69,6 +69,16 @@ def queries(placeholder: str) -> Queries:
     )
 
 
+def _repeats(claims: list[tuple[str, Terminal]]) -> list[tuple[str, bool]]:
+    """Each claim's record id, and whether an earlier claim of the batch named it."""
+    seen: set[str] = set()
+    marked = []
+    for request_id, _ in claims:
+        marked.append((request_id, request_id in seen))
+        seen.add(request_id)
+    return marked
+
+
 class SQLStore(ABC):
     """A :class:`~ipyask.store.Store` over one SQL connection guarded by ``_lock``.
 
@@ -205,11 +215,48 @@ class SQLStore(ABC):
         return self._attempt(lambda: self._resolve_questions(claims))
 
     def _resolve_questions(self, claims: list[tuple[str, Terminal]]) -> list[ClaimResult]:
+        # Every batch takes its locks in one order (the records by id, then the sessions by
+        # id), so two batches claiming the same records at once wait for each other instead of
+        # deadlocking; a single claim takes one record's lock, then its session's.
+        first: dict[str, Terminal] = {}
+        for request_id, terminal in claims:
+            first.setdefault(request_id, terminal)
+        results: dict[str, ClaimResult] = {}
         with self._write() as db:
-            return [self._claim(db, request_id, terminal) for request_id, terminal in claims]
+            settled: list[tuple[str, str, Terminal]] = []
+            for request_id in sorted(first):
+                terminal = first[request_id]
+                session_id = self._settle(db, request_id, terminal)
+                if session_id is None:
+                    found = self._select(self.QUERIES.by_id, (request_id,))
+                    results[request_id] = claim_of(found[0] if found else None)
+                else:
+                    settled.append((session_id, request_id, terminal))
+                    results[request_id] = accepted(terminal)
+            for session_id in sorted({session for session, _, _ in settled}):
+                self._lock_session(db, session_id)
+            for session_id, request_id, terminal in settled:
+                self._append(db, session_id, answered_event(request_id, terminal))
+        return [self._again(results[request_id], seen) for request_id, seen in _repeats(claims)]
+
+    @staticmethod
+    def _again(result: ClaimResult, repeated: bool) -> ClaimResult:
+        """The result of a claim of a record an earlier claim of the same batch settled."""
+        if not repeated or result.status != "accepted":
+            return result
+        return result.model_copy(update={"status": "already-resolved"})
 
     def _claim(self, db: Any, request_id: str, terminal: Terminal) -> ClaimResult:
         """Settle ``request_id`` inside the open write transaction, if it is open."""
+        session_id = self._settle(db, request_id, terminal)
+        if session_id is None:
+            found = self._select(self.QUERIES.by_id, (request_id,))
+            return claim_of(found[0] if found else None)
+        self._append(db, session_id, answered_event(request_id, terminal))
+        return accepted(terminal)
+
+    def _settle(self, db: Any, request_id: str, terminal: Terminal) -> str | None:
+        """Write ``terminal`` into the record if it is open; its session, else ``None``."""
         by = terminal.answered_by
         row = db.execute(
             self.QUERIES.resolve_question,
@@ -222,11 +269,7 @@ class SQLStore(ABC):
                 request_id,
             ),
         ).fetchone()
-        if row is None:
-            found = self._select(self.QUERIES.by_id, (request_id,))
-            return claim_of(found[0] if found else None)
-        self._append(db, row[0], answered_event(request_id, terminal))
-        return accepted(terminal)
+        return None if row is None else str(row[0])
 
     def question(self, request_id: str) -> QuestionRecord | None:
         found = self._attempt(lambda: self._select(self.QUERIES.by_id, (request_id,)))
