@@ -1,10 +1,13 @@
 """``PostgresStore``: one inbox shared across machines, through PostgreSQL (psycopg 3).
 
 Needs the ``postgres`` extra (``pip install 'ipyask[postgres]'``); psycopg is imported only when
-a PostgreSQL store is opened. A transaction that changes session logs notifies, once per session
-when it commits, ``ipyask_changes`` and the session's own channel (:func:`session_channel`), each
-with the session's id, so a waiting process wakes as the answer commits: each store keeps one
-connection that ``LISTEN``s, and its change feeds wait on it. The connection listens on
+a PostgreSQL store is opened. Each session a commit changed is notified once on
+``ipyask_changes`` and on the session's own channel (:func:`session_channel`), with the
+session's id, so a waiting process wakes as the answer commits: each store keeps one connection
+that ``LISTEN``s, and its change feeds wait on it. That connection's thread also sends the
+store's notifications, those of every commit made while it sent the previous ones in one
+statement (the server wakes every listening connection at each notifying commit); a store with
+no listener notifies inside each write transaction. The connection listens on
 ``ipyask_changes`` only while a feed follows every session (an inbox); otherwise on the channels
 of the sessions its feeds follow, so an agent's process is not woken by other agents' commits.
 
@@ -455,8 +458,8 @@ class ChangeListener:
         wanted = self._wanted()
         received = self._run_statements(
             db,
-            [(f'LISTEN "{channel}"', ()) for channel in sorted(wanted - self.channels)]
-            + [(f'UNLISTEN "{channel}"', ()) for channel in sorted(self.channels - wanted)],
+            [(f'LISTEN "{channel}"', None) for channel in sorted(wanted - self.channels)]
+            + [(f'UNLISTEN "{channel}"', None) for channel in sorted(self.channels - wanted)],
         )
         self.channels = wanted
         with self.changed:
