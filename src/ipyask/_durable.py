@@ -14,8 +14,11 @@ import asyncio
 import logging
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
+
+from pydantic import ValidationError
 
 from ._abort import AbortSignal
 from ._agents import Agent
@@ -48,6 +51,7 @@ from .store._follow import Subscription, follower_of
 from .store._records import accepted, asked_event, claim_of
 
 __all__ = [
+    "BatchClaim",
     "DurableAsks",
     "LogBook",
     "QuestionBook",
@@ -61,6 +65,16 @@ log = logging.getLogger("ipyask")
 
 Target = Agent | Session | Store
 """Whose questions: an agent's (its session's), a session's, or a whole store's (the inbox)."""
+
+
+@dataclass(frozen=True)
+class BatchClaim:
+    """One answer of :meth:`DurableAsks.respond_many`: what its claim did (``result``), or why
+    it was refused (``error``: ``BAD_ANSWER``, ``NOT_ASSIGNEE``; the record stays open)."""
+
+    id: str
+    result: ClaimResult | None = None
+    error: UserQuestionError | None = None
 
 
 def has_open_turn(events: tuple[SessionEvent, ...]) -> bool:
@@ -104,6 +118,7 @@ class QuestionBook(Protocol):
     ) -> QuestionRecord: ...
     def get(self, request_id: str) -> QuestionRecord | None: ...
     def resolve(self, request_id: str, terminal: Terminal) -> ClaimResult: ...
+    def resolve_many(self, claims: list[tuple[str, Terminal]]) -> list[ClaimResult]: ...
     def pending(self) -> list[QuestionRecord]: ...
 
 
@@ -152,6 +167,10 @@ class LogBook:
                 QuestionAnsweredEvent.model_validate({"id": request_id, **terminal.to_wire()})
             )
             return accepted(terminal)
+
+    def resolve_many(self, claims: list[tuple[str, Terminal]]) -> list[ClaimResult]:
+        with self._lock:
+            return [self.resolve(request_id, terminal) for request_id, terminal in claims]
 
     def pending(self) -> list[QuestionRecord]:
         return [record for record in records_of(self.session) if record.terminal is None]
@@ -210,6 +229,13 @@ class StoreBook:
         if self.session is not None:
             self.session.sync()
         return result
+
+    def resolve_many(self, claims: list[tuple[str, Terminal]]) -> list[ClaimResult]:
+        """Every claim in one transaction (the caller checked that each record is this book's)."""
+        results = self.store.resolve_questions(claims)
+        if self.session is not None:
+            self.session.sync()
+        return results
 
     def pending(self) -> list[QuestionRecord]:
         return self.store.pending_questions(None if self.session is None else self.session.id)
@@ -467,6 +493,70 @@ class DurableAsks:
             questions = [AskUserQuestionItem.model_validate(q) for q in record.questions]
             check_batch(questions, batch, record.call_id)
         return self._answered(target, request_id, batch, by)
+
+    def respond_many(
+        self,
+        target: Target,
+        answers: Sequence[tuple[str, AskUserQuestionAnswer | Mapping[str, Any]]],
+        *,
+        who: str | None = None,
+        door: Door = "api",
+    ) -> list[BatchClaim]:
+        """Claim several records at once: each answer checked as :meth:`respond` checks it (a
+        refused one is reported with its error, its record left open), the others claimed in
+        one transaction of the store; a result per answer, in order."""
+        book = self.book(target)
+        claims: list[BatchClaim] = []
+        ready: list[tuple[int, str, Terminal]] = []
+        for request_id, answer in answers:
+            try:
+                terminal = self._checked(book, request_id, answer, who, door)
+            except UserQuestionError as error:
+                claims.append(BatchClaim(request_id, error=error))
+                continue
+            if terminal is None:
+                claims.append(BatchClaim(request_id, ClaimResult(status="not-pending")))
+                continue
+            ready.append((len(claims), request_id, terminal))
+            claims.append(BatchClaim(request_id))
+        with self._lock:  # as in _claim: local askers are settled before a store watch sees it
+            results = book.resolve_many([(request_id, t) for _, request_id, t in ready])
+            for (index, request_id, terminal), result in zip(ready, results, strict=True):
+                claims[index] = BatchClaim(request_id, result)
+                waiter = self._waiters.get(request_id) if result.status == "accepted" else None
+                if waiter is not None:
+                    waiter.settle(terminal)
+        return claims
+
+    def _checked(
+        self,
+        book: QuestionBook,
+        request_id: str,
+        answer: AskUserQuestionAnswer | Mapping[str, Any],
+        who: str | None,
+        door: Door,
+    ) -> Terminal | None:
+        """The settlement ``answer`` makes of ``request_id`` as :meth:`respond` checks it
+        (raises ``BAD_ANSWER`` or :class:`NotAssigneeError`); ``None`` for a record
+        ``book`` does not hold."""
+        try:
+            batch = (
+                answer
+                if isinstance(answer, AskUserQuestionAnswer)
+                else AskUserQuestionAnswer.model_validate(answer)
+            )
+        except ValidationError as error:
+            message = f"the answer to {request_id} is not an answer batch: {error}"
+            raise UserQuestionError(message, "BAD_ANSWER") from error
+        record = book.get(request_id)
+        if record is None:
+            return None
+        by = answered_by(door, record.questions, who=who)
+        if record.terminal is None:
+            check_assignee(record, by)
+            questions = [AskUserQuestionItem.model_validate(q) for q in record.questions]
+            check_batch(questions, batch, record.call_id)
+        return Terminal(outcome="answered", answer=batch.to_wire(), answered_by=by)
 
     def attribute(self, request_id: str, by: AnsweredBy) -> None:
         """Say who answers the durable question ``request_id`` through the waterfall (a panel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -14,7 +14,7 @@ from ._agents import Agent, AgentRegistry
 from ._answer_checks import check_batch
 from ._answered_by import AnsweredBy, Door, answered_by
 from ._clock import Clock, LoopClock, call_on_loop
-from ._durable import DurableAsks, Target
+from ._durable import BatchClaim, DurableAsks, Target
 from ._errors import AskCancelledError, HarnessError, UserQuestionError, restore_error
 from ._followups import Followups, with_followups
 from ._intents import check_intents
@@ -585,6 +585,21 @@ class UserQuestions:
         (an inbox card's): the claim is the store's one write, with no read of the record
         before it."""
         return self._durable.respond(store, record.id, answer, who=who, door=door, known=record)
+
+    def respond_many(
+        self,
+        target: Target | None,
+        answers: Sequence[tuple[str, AskUserQuestionAnswer | Mapping[str, Any]]],
+        *,
+        who: str | None = None,
+        door: Door = "api",
+    ) -> list[BatchClaim]:
+        """Answer several durable questions at once (a person answering many cards): each
+        ``(request_id, answer)`` checked as :meth:`respond` checks it, and those that pass
+        claimed together, in one transaction of the store. A result per answer, in order: its
+        :class:`~ipyask.store.ClaimResult`, or the error that refused it (``BAD_ANSWER``,
+        ``NOT_ASSIGNEE``; that question stays open) where :meth:`respond` would raise."""
+        return self._durable.respond_many(self._target(target), answers, who=who, door=door)
 
     def cancel(
         self,

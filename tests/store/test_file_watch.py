@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,33 @@ def test_a_write_to_the_store_files_is_noticed_and_other_files_are_not(tmp_path:
         watch.close()
     assert not watch._thread.is_alive()
     watch.close()  # twice is fine
+
+
+@linux
+def test_after_a_notice_the_watch_sleeps_through_writes_until_a_feed_arms_it(
+    tmp_path: Path,
+) -> None:
+    """A burst of commits (followed by the feeds on their timer) does not wake the watch's
+    thread at every write; armed again, it drops the notices of writes made before."""
+    noticed = threading.Event()
+    wal = tmp_path / "q.sqlite3-wal"
+    watch = FileWatch(tmp_path / "q.sqlite3", noticed.set)
+    try:
+        wal.write_bytes(b"frame")
+        assert noticed.wait(5.0)
+        noticed.clear()
+        for frame in range(4):
+            with wal.open("ab") as log:
+                log.write(b"frame %d" % frame)
+            time.sleep(0.25)  # a second of writes, longer than any pause between reads
+        assert not noticed.is_set() and watch.notices == 1 and not watch.armed
+        watch.arm()
+        assert watch.armed and not noticed.wait(0.3)  # the writes before arm() are not told
+        wal.write_bytes(b"after")
+        assert noticed.wait(5.0)
+        assert watch.notices == 2
+    finally:
+        watch.close()
 
 
 @linux

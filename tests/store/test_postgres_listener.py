@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -218,3 +219,44 @@ def test_a_transaction_notifies_each_session_once_on_each_channel(
         assert sorted(heard) == sorted([(CHANNEL, "s1"), (session_channel("s1"), "s1")])
     finally:
         store.close()
+
+
+def server_wakeups(pid: int) -> int:
+    """How many times the server process ``pid`` was switched to (Linux ``/proc``)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return sum(int(line.split(":")[1]) for line in status.splitlines() if "ctxt_switches" in line)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts wake-ups in /proc")
+def test_a_burst_of_commits_is_notified_once_and_wakes_no_other_session_s_listener(
+    location: str, observer: Any
+) -> None:
+    """The server wakes every listening connection of the database at every notifying commit,
+    whatever its channels (PostgreSQL 15): a store that listens notifies the commits made
+    while its last notification was being sent all at once, so a burst of an agent's commits
+    costs another process's listener one wake-up on the server, and none in the process."""
+    bystander, agent = PostgresStore(location), PostgresStore(location)
+    elsewhere = bystander.changes(sessions=lambda: {"elsewhere"})
+    mine = agent.changes(sessions=lambda: {"mine"})
+    watching, sending = bystander._listener, agent._listener
+    assert watching is not None and watching._db is not None
+    assert sending is not None
+    observer.execute(f'LISTEN "{session_channel("mine")}"')
+    server_process = watching._db.info.backend_pid
+    try:
+        before, sent = server_wakeups(server_process), sending.sent
+        with sending.changed:  # its thread is busy meanwhile: the commits wait to be notified
+            for turn in range(20):
+                agent.append_event("mine", {"type": "turn/start", "turn": turn})
+        assert eventually(lambda: sending.sent == sent + 1)
+        heard = [n.payload for n in observer.notifies(timeout=1.0)]
+        assert heard == ["mine"]  # twenty commits, one notification
+        assert mine.wait(5.0) is True  # the agent's own feed heard it
+        assert elsewhere.wait(0.5) is False
+        assert watching.notifications == 0
+        assert server_wakeups(server_process) - before < 10  # once per commit would be 20+
+    finally:
+        elsewhere.close()
+        mine.close()
+        bystander.close()
+        agent.close()

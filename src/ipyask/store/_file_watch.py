@@ -68,16 +68,16 @@ def _names(data: bytes) -> tuple[set[str], bool]:
 
 
 class FileWatch:
-    """Calls ``on_write`` (on its own thread) whenever the SQLite file at ``path`` or its
-    journal is written; raises :class:`OSError` where the kernel cannot watch the folder.
+    """Calls ``on_write`` (on its own thread) when the SQLite file at ``path`` or its journal
+    is written; raises :class:`OSError` where the kernel cannot watch the folder.
+
+    After telling of a write the watch reads no notice until :meth:`arm` is called (by a feed
+    about to wait for one): during a burst of commits, which the feeds follow on their timer,
+    its thread sleeps instead of waking at every write of every process.
 
     :attr:`alive` turns ``False`` if the folder's watch ends (the folder removed or moved):
     ``on_write`` is called once more, and the store's feeds go back to checking on a timer.
     """
-
-    QUIET_AFTER_NOTICE = 0.4
-    """Seconds the watch leaves the notices queued after telling of one (the feeds' timer
-    window after a write, ``SQLiteChangeFeed.AFTER_WRITE``)."""
 
     def __init__(self, path: Path, on_write: Callable[[], None]) -> None:
         if not sys.platform.startswith("linux"):
@@ -96,10 +96,30 @@ class FileWatch:
         self.alive = True
         self.notices = 0
         """How many reads of notices named the store's files (each woke the feeds once)."""
-        self._stopping = threading.Event()
+        self.armed = True
+        """Whether the thread reads notices (else it sleeps until :meth:`arm`)."""
+        self._arming = threading.Condition()
+        self._stopping = False
         self._wake_read, self._wake_write = socket.socketpair()
         self._thread = threading.Thread(target=self._run, name="ipyask-store-files", daemon=True)
         self._thread.start()
+
+    def arm(self) -> None:
+        """Read notices again after telling of one. Those queued meanwhile are dropped: they
+        tell of writes made before this call, which the caller checks for after it."""
+        with self._arming:
+            if self.armed or self._stopping or not self.alive:
+                return
+            try:
+                while self._read_queued(tell=False):
+                    pass
+            except OSError as error:
+                self._failed(error)
+            self.armed = self.alive
+            self._arming.notify_all()  # the thread reads again, or ends
+            ended = not self.alive
+        if ended:
+            self._on_write()
 
     def _run(self) -> None:
         try:
@@ -107,25 +127,35 @@ class FileWatch:
                 selector.register(self._fd, selectors.EVENT_READ)
                 selector.register(self._wake_read, selectors.EVENT_READ)
                 while self.alive:
+                    with self._arming:
+                        self._arming.wait_for(
+                            lambda: self.armed or self._stopping or not self.alive
+                        )
+                        if self._stopping or not self.alive:
+                            return
                     ready = selector.select()
                     if any(key.fileobj is self._wake_read for key, _ in ready):
                         return
-                    # A feed told of a write checks on its timer for a while (it follows a
-                    # burst of commits as often as before): no notice is needed meanwhile, and
-                    # a busy store wakes this thread a few times a second at most.
-                    if self._read() and self._stopping.wait(self.QUIET_AFTER_NOTICE):
-                        return
+                    with self._arming:
+                        told = self._read_queued(tell=True)
+                    if told:
+                        self._on_write()
         except OSError as error:  # the feeds check on a timer from now on
-            log.warning(
-                "ipyask: watching the store's files failed (%s); checking on a timer", error
-            )
-            self.alive = False
+            with self._arming:
+                self._failed(error)
             self._on_write()
         finally:
-            os.close(self._fd)
+            with self._arming:
+                self._stopping = True  # arm() reads the descriptor no more
+                os.close(self._fd)
 
-    def _read(self) -> bool:
-        """Read the notices waiting; whether they named the store (``on_write`` was called)."""
+    def _failed(self, error: OSError) -> None:
+        log.warning("ipyask: watching the store's files failed (%s); checking on a timer", error)
+        self.alive = False
+
+    def _read_queued(self, *, tell: bool) -> bool:
+        """Read the notices waiting (under ``_arming``); whether any named the store, or the
+        folder's watch ended. With ``tell``, such a notice disarms the watch and counts."""
         try:
             data = os.read(self._fd, 64 * 1024)
         except BlockingIOError:
@@ -133,17 +163,19 @@ class FileWatch:
         names, gone = _names(data)
         if gone:
             self.alive = False
-        if gone or names & self._files:
+        named = gone or bool(names & self._files)
+        if named and tell:
             self.notices += 1
-            self._on_write()
-            return True
-        return False
+            self.armed = False  # until a feed waits for the next notice
+        return named or (not tell and bool(data))
 
     def close(self) -> None:
         """Stop watching (idempotent, from any thread but the watch's own)."""
         if self._wake_write.fileno() == -1:
             return
-        self._stopping.set()
+        with self._arming:
+            self._stopping = True
+            self._arming.notify_all()
         self._wake_write.send(b"x")
         self._thread.join()
         self._wake_read.close()

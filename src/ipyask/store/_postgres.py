@@ -1,10 +1,13 @@
 """``PostgresStore``: one inbox shared across machines, through PostgreSQL (psycopg 3).
 
 Needs the ``postgres`` extra (``pip install 'ipyask[postgres]'``); psycopg is imported only when
-a PostgreSQL store is opened. A transaction that changes session logs notifies, once per session
-when it commits, ``ipyask_changes`` and the session's own channel (:func:`session_channel`), each
-with the session's id, so a waiting process wakes as the answer commits: each store keeps one
-connection that ``LISTEN``s, and its change feeds wait on it. The connection listens on
+a PostgreSQL store is opened. Each session a commit changed is notified once on
+``ipyask_changes`` and on the session's own channel (:func:`session_channel`), with the
+session's id, so a waiting process wakes as the answer commits: each store keeps one connection
+that ``LISTEN``s, and its change feeds wait on it. That connection's thread also sends the
+store's notifications, those of every commit made while it sent the previous ones in one
+statement (the server wakes every listening connection at each notifying commit); a store with
+no listener notifies inside each write transaction. The connection listens on
 ``ipyask_changes`` only while a feed follows every session (an inbox); otherwise on the channels
 of the sessions its feeds follow, so an agent's process is not woken by other agents' commits.
 
@@ -61,6 +64,17 @@ MOST_SESSION_CHANNELS = 256
 def session_channel(session_id: str) -> str:
     """The channel of one session's changes (a hash: a channel name is at most 63 bytes)."""
     return "ipyask_s_" + hashlib.sha256(session_id.encode()).hexdigest()[:32]
+
+
+def notify_statement(sessions: Collection[str]) -> tuple[str, tuple[list[str], list[str]]]:
+    """The statement (and its parameters) that notifies each of ``sessions`` once on
+    :data:`CHANNEL` and once on its own channel; a transaction sends them as it commits."""
+    ordered = sorted(sessions)
+    channels = [CHANNEL] * len(ordered) + [session_channel(s) for s in ordered]
+    return (
+        "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS n(c, p)",
+        (channels, ordered * 2),
+    )
 
 
 _MIGRATION_LOCK = 0x1BA5_0001  # an advisory lock key: one migrating process at a time
@@ -151,6 +165,8 @@ class PostgresStore(SQLStore):
         self._lock = threading.RLock()
         self._touched: set[str] = set()
         """The sessions the current write transaction changed."""
+        self._locked: set[str] = set()
+        """The sessions the current write transaction holds the lock of."""
         try:
             self._db: psycopg.Connection[Any] = connect(conninfo)
         except pg.OperationalError as error:  # a server down or restarting: a fault that passes
@@ -257,22 +273,19 @@ class PostgresStore(SQLStore):
 
     @contextmanager
     def _write(self) -> Iterator[psycopg.Connection[Any]]:
-        with self._lock, self._db.transaction():
-            self._touched = set()
-            yield self._db
-            self._notify(self._touched)
-
-    def _notify(self, sessions: set[str]) -> None:
-        """One notification per changed session on each of its channels, in one statement;
-        PostgreSQL sends them when the transaction commits."""
-        if not sessions:
-            return
-        ordered = sorted(sessions)
-        channels = [CHANNEL] * len(ordered) + [session_channel(s) for s in ordered]
-        self._db.execute(
-            "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS n(c, p)",
-            (channels, ordered * 2),
-        )
+        # With a listener, the changed sessions are handed to it once the transaction commits:
+        # it notifies for every commit that came meanwhile at once (see ChangeListener.notify).
+        # Without one (a process that only writes) the transaction notifies itself.
+        with self._lock:
+            listener = self._listener if self._listener and not self._listener.broken else None
+            with self._db.transaction():
+                self._touched = set()
+                self._locked = set()
+                yield self._db
+                if listener is None and self._touched:
+                    self._db.execute(*notify_statement(self._touched))
+            if listener is not None and self._touched:
+                listener.notify(self._touched)
 
     def _append(
         self, db: psycopg.Connection[Any], session_id: str, event: Mapping[str, Any]
@@ -288,7 +301,10 @@ class PostgresStore(SQLStore):
         return dict(body)
 
     def _lock_session(self, db: psycopg.Connection[Any], session_id: str) -> None:
+        if session_id in self._locked:  # held until the transaction ends: once is enough
+            return
         db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (session_id,))
+        self._locked.add(session_id)
 
     def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> PostgresChangeFeed:
         with self._lock:
@@ -355,6 +371,11 @@ class ChangeListener:
         """The channels the connection listens on (read by the listener's thread)."""
         self.notifications = 0
         """How many notifications the connection received (each woke this process)."""
+        self.sent = 0
+        """How many notifying statements the connection sent (each for every commit handed
+        to :meth:`notify` since the one before)."""
+        self._outbox: set[str] = set()
+        """Sessions changed by commits of this process, not yet notified."""
         self._feeds: set[PostgresChangeFeed] = set()
         self._requested = 0  # listen_for_feeds calls, and how many the thread has served
         self._served = 0
@@ -382,6 +403,20 @@ class ChangeListener:
         with self.changed:
             self._feeds.discard(feed)
             self.changed.notify_all()
+
+    def notify(self, sessions: Collection[str]) -> None:
+        """Notify ``sessions`` (changed by a commit of this process) from the listening
+        connection's thread, together with every session handed on while it sends: a burst of
+        commits costs the server one notifying transaction per batch, not one per commit (each
+        wakes every listening connection of the database). Sent once the connection is back if
+        it is down."""
+        with self.changed:
+            if self.closed:
+                return
+            waiting = bool(self._outbox)
+            self._outbox.update(sessions)
+        if not waiting:  # else the thread is woken already and sends these with the rest
+            self._wake_write.send(b"n")
 
     def listen_for_feeds(self) -> None:
         """Have the thread listen on the channels the feeds follow now; returns once it does
@@ -421,24 +456,50 @@ class ChangeListener:
         with self.changed:
             ticket = self._requested
         wanted = self._wanted()
+        received = self._run_statements(
+            db,
+            [(f'LISTEN "{channel}"', None) for channel in sorted(wanted - self.channels)]
+            + [(f'UNLISTEN "{channel}"', None) for channel in sorted(self.channels - wanted)],
+        )
+        self.channels = wanted
+        with self.changed:
+            self._served = max(self._served, ticket)
+            self.changed.notify_all()
+        return received
+
+    def _run_statements(
+        self, db: psycopg.Connection[Any], statements: list[tuple[str, Any]]
+    ) -> set[str]:
+        """Run ``statements``; the sessions notified meanwhile (psycopg hands a notification
+        that arrives while a statement runs to the connection's handlers)."""
         received: set[str] = set()
 
-        def keep(notification: Any) -> None:  # arrived while a statement ran
+        def keep(notification: Any) -> None:
             self.notifications += 1
             received.add(notification.payload)
 
         db.add_notify_handler(keep)
         try:
-            for channel in sorted(wanted - self.channels):
-                db.execute(f'LISTEN "{channel}"')
-            for channel in sorted(self.channels - wanted):
-                db.execute(f'UNLISTEN "{channel}"')
+            for statement, params in statements:
+                db.execute(statement, params)
         finally:
             db.remove_notify_handler(keep)
-        self.channels = wanted
+        return received
+
+    def _send(self, db: psycopg.Connection[Any]) -> set[str]:
+        """Notify the sessions waiting in the outbox (put back if the connection fails); the
+        sessions notified meanwhile."""
         with self.changed:
-            self._served = max(self._served, ticket)
-            self.changed.notify_all()
+            sessions, self._outbox = self._outbox, set()
+        if not sessions:
+            return set()
+        try:
+            received = self._run_statements(db, [notify_statement(sessions)])
+        except BaseException:
+            with self.changed:
+                self._outbox |= sessions  # sent once the connection is back
+            raise
+        self.sent += 1
         return received
 
     def _run(self) -> None:
@@ -505,7 +566,7 @@ class ChangeListener:
     def _listen(self, db: psycopg.Connection[Any]) -> None:
         pgconn = db.pgconn
         encoding = db.info.encoding
-        self._deliver(self._sync(db))
+        self._deliver(self._sync(db) | self._send(db))
         with selectors.DefaultSelector() as selector:
             selector.register(pgconn.socket, selectors.EVENT_READ)
             selector.register(self._wake_read, selectors.EVENT_READ)
@@ -516,7 +577,11 @@ class ChangeListener:
                     self._wake_read.recv(4096)
                     if self.closed:
                         return
-                    sessions = self._sync(db)
+                    with self.changed:
+                        syncing = self._requested > self._served
+                    if syncing:
+                        sessions = self._sync(db)
+                    sessions |= self._send(db)
                 pgconn.consume_input()
                 while (notification := pgconn.notifies()) is not None:
                     self.notifications += 1
@@ -537,6 +602,14 @@ class ChangeListener:
         with self.changed:
             db, self._db = self._db, None
         if db is not None:
+            try:  # the last commits' notifications, if the thread had not sent them yet
+                self._send(db)
+            except (self._error, OSError) as error:
+                log.warning(
+                    "ipyask: the store %s could not notify its last changes (%s)",
+                    self._location,
+                    error,
+                )
             db.close()
         self._wake_read.close()
         self._wake_write.close()

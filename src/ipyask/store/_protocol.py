@@ -88,6 +88,13 @@ class Store(Protocol):
         (``accepted``), later ones get ``already-resolved``, an unknown id ``not-pending``."""
         ...
 
+    def resolve_questions(self, claims: Sequence[tuple[str, Terminal]]) -> list[ClaimResult]:
+        """Settle several questions in one transaction: each ``(request_id, terminal)`` as
+        :meth:`resolve_question` settles one (in order: an id claimed twice is
+        ``already-resolved`` the second time), with a result per claim in the same order, and
+        one commit (and one notification per session) for all."""
+        ...
+
     def question(self, request_id: str) -> QuestionRecord | None:
         """The record of ``request_id``, if any."""
         ...

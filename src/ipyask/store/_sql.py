@@ -37,8 +37,11 @@ T = TypeVar("T")
 class Queries:
     """Every statement of :class:`SQLStore`, in one driver's placeholder style."""
 
-    next_seq: str = "SELECT COALESCE(MAX(seq) + 1, 0) FROM ipyask_events WHERE session_id = ?"
-    insert_event: str = "INSERT INTO ipyask_events (session_id, seq, body) VALUES (?, ?, ?)"
+    insert_event: str = (  # the next position of the session's log, in the same statement
+        "INSERT INTO ipyask_events (session_id, seq, body)"
+        " SELECT ?, COALESCE(MAX(seq) + 1, 0), ? FROM ipyask_events WHERE session_id = ?"
+        " RETURNING seq"
+    )
     read_events: str = (
         "SELECT seq, body FROM ipyask_events WHERE session_id = ? AND seq > ? ORDER BY seq"
     )
@@ -64,6 +67,16 @@ def queries(placeholder: str) -> Queries:
     return Queries(
         **{f.name: getattr(written, f.name).replace("?", placeholder) for f in fields(Queries)}
     )
+
+
+def _repeats(claims: list[tuple[str, Terminal]]) -> list[tuple[str, bool]]:
+    """Each claim's record id, and whether an earlier claim of the batch named it."""
+    seen: set[str] = set()
+    marked = []
+    for request_id, _ in claims:
+        marked.append((request_id, request_id in seen))
+        seen.add(request_id)
+    return marked
 
 
 class SQLStore(ABC):
@@ -107,10 +120,9 @@ class SQLStore(ABC):
     # -- session logs -------------------------------------------------------------------------
     def _append(self, db: Any, session_id: str, event: Mapping[str, Any]) -> int:
         self._lock_session(db, session_id)
-        row = db.execute(self.QUERIES.next_seq, (session_id,)).fetchone()
-        seq = int(row[0]) if row else 0
-        db.execute(self.QUERIES.insert_event, (session_id, seq, self._to_json(dict(event))))
-        return seq
+        body = self._to_json(dict(event))
+        row = db.execute(self.QUERIES.insert_event, (session_id, body, session_id)).fetchone()
+        return int(row[0])
 
     def append_event(self, session_id: str, event: Mapping[str, Any]) -> int:
         return self._attempt(lambda: self._append_event(session_id, event))
@@ -212,24 +224,71 @@ class SQLStore(ABC):
         return self._attempt(lambda: self._resolve_question(request_id, terminal))
 
     def _resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
-        by = terminal.answered_by
         with self._write() as db:
-            row = db.execute(
-                self.QUERIES.resolve_question,
-                (
-                    terminal.outcome,
-                    None if terminal.answer is None else self._to_json(terminal.answer),
-                    None if terminal.error is None else self._to_json(terminal.error.to_wire()),
-                    time.time(),
-                    None if by is None else self._to_json(by.to_wire()),
-                    request_id,
-                ),
-            ).fetchone()
-            if row is None:
-                found = self._select(self.QUERIES.by_id, (request_id,))
-                return claim_of(found[0] if found else None)
-            self._append(db, row[0], answered_event(request_id, terminal))
-            return accepted(terminal)
+            return self._claim(db, request_id, terminal)
+
+    def resolve_questions(self, claims: Sequence[tuple[str, Terminal]]) -> list[ClaimResult]:
+        claims = list(claims)
+        if not claims:
+            return []
+        return self._attempt(lambda: self._resolve_questions(claims))
+
+    def _resolve_questions(self, claims: list[tuple[str, Terminal]]) -> list[ClaimResult]:
+        # Every batch takes its locks in one order (the records by id, then the sessions by
+        # id), so two batches claiming the same records at once wait for each other instead of
+        # deadlocking; a single claim takes one record's lock, then its session's.
+        first: dict[str, Terminal] = {}
+        for request_id, terminal in claims:
+            first.setdefault(request_id, terminal)
+        results: dict[str, ClaimResult] = {}
+        with self._write() as db:
+            settled: list[tuple[str, str, Terminal]] = []
+            for request_id in sorted(first):
+                terminal = first[request_id]
+                session_id = self._settle(db, request_id, terminal)
+                if session_id is None:
+                    found = self._select(self.QUERIES.by_id, (request_id,))
+                    results[request_id] = claim_of(found[0] if found else None)
+                else:
+                    settled.append((session_id, request_id, terminal))
+                    results[request_id] = accepted(terminal)
+            for session_id in sorted({session for session, _, _ in settled}):
+                self._lock_session(db, session_id)
+            for session_id, request_id, terminal in settled:
+                self._append(db, session_id, answered_event(request_id, terminal))
+        return [self._again(results[request_id], seen) for request_id, seen in _repeats(claims)]
+
+    @staticmethod
+    def _again(result: ClaimResult, repeated: bool) -> ClaimResult:
+        """The result of a claim of a record an earlier claim of the same batch settled."""
+        if not repeated or result.status != "accepted":
+            return result
+        return result.model_copy(update={"status": "already-resolved"})
+
+    def _claim(self, db: Any, request_id: str, terminal: Terminal) -> ClaimResult:
+        """Settle ``request_id`` inside the open write transaction, if it is open."""
+        session_id = self._settle(db, request_id, terminal)
+        if session_id is None:
+            found = self._select(self.QUERIES.by_id, (request_id,))
+            return claim_of(found[0] if found else None)
+        self._append(db, session_id, answered_event(request_id, terminal))
+        return accepted(terminal)
+
+    def _settle(self, db: Any, request_id: str, terminal: Terminal) -> str | None:
+        """Write ``terminal`` into the record if it is open; its session, else ``None``."""
+        by = terminal.answered_by
+        row = db.execute(
+            self.QUERIES.resolve_question,
+            (
+                terminal.outcome,
+                None if terminal.answer is None else self._to_json(terminal.answer),
+                None if terminal.error is None else self._to_json(terminal.error.to_wire()),
+                time.time(),
+                None if by is None else self._to_json(by.to_wire()),
+                request_id,
+            ),
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def question(self, request_id: str) -> QuestionRecord | None:
         found = self._attempt(lambda: self._select(self.QUERIES.by_id, (request_id,)))

@@ -326,7 +326,12 @@ class SQLiteChangeFeed:
                 continue
             if not blocked:
                 # While checking on the timer (a burst of commits), notices do not wake the
-                # feed: it checks as often as the timer says, no more.
+                # feed: it checks as often as the timer says, no more. Before the window's last
+                # pause the watch reads notices again (it sleeps through a burst): the check
+                # after that pause covers the writes before it.
+                files = store.file_watch()
+                if files is not None and self._checked_for + (pause or 0.0) >= self.AFTER_WRITE:
+                    files.arm()
                 with store._changed:
                     if store._local_changes == self._local and not self._closed:
                         store._changed.wait(pause)
@@ -338,6 +343,9 @@ class SQLiteChangeFeed:
         """Wait (at most ``pause`` seconds) for a write notice after ``writes``, a commit of
         this store object, or :meth:`close`; whether a notice came."""
         store = self._store
+        files = store.file_watch()
+        if files is not None and not files.armed:  # told of a write since this feed armed it
+            files.arm()
         with store._changed:
             store._blocked += 1
             try:
