@@ -341,22 +341,28 @@ class SQLiteChangeFeed:
                     self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
                 continue
             assert pause is not None  # the timer's pauses are never endless
-            if self._timer_pause(writes, pause, listening=files is not None):
+            if self._timer_pause(writes, pause, files):
                 self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
                 return True
             self._checked_for += pause
             self._interval = min(self._interval * 2, self.MAX_INTERVAL)
         return False
 
-    def _timer_pause(self, writes: int, pause: float, *, listening: bool) -> bool:
+    def _timer_pause(self, writes: int, pause: float, files: FileWatch | None) -> bool:
         """Wait out one pause of the timer; whether a write notice during it led to a change.
 
-        A notice ends the pause early with a check. The check may come before the commit's
-        counter moves (the log is written before the commit shows): then the feed waits out the
-        rest of the pause, never longer than the timer says, and the check after it covers the
-        commit."""
+        A notice (from ``files``, armed before the last check) ends the pause early with a
+        check. The notice can come before the commit's counter moves (the log is written before
+        the commit shows): then the feed listens again for the rest of the pause, and the check
+        after the pause covers the commit; never a longer wait than the timer's."""
         ends = time.monotonic() + pause
-        if listening and self._wait_for_notice(writes, pause):
+        while files is not None:
+            left = ends - time.monotonic()
+            if left <= 0 or not self._wait_for_notice(writes, left):
+                break
+            files.arm()  # before the check, as at every check
+            with self._store._changed:
+                writes = self._store._writes_seen
             if self._seen():
                 return True
         self._sleep_until(ends)
