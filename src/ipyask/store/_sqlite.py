@@ -241,7 +241,9 @@ class SQLiteChangeFeed:
     :class:`~ipyask.store._file_watch.FileWatch` runs, the feed checks only when the kernel says
     the store's files were written, after checking on its timer for 0.4 s after a change (a
     burst of commits is followed as the timer says, a commit whose counter moves just after its
-    write is not missed): an idle feed costs nothing. Elsewhere it checks at an
+    write is not missed): an idle feed costs nothing. A notice also ends the timer's pauses but
+    the first after a change, with a check, so a commit a few milliseconds after a change is
+    seen at once. Elsewhere it checks at an
     interval that starts at 2 ms after a change and backs off to 200 ms while nothing happens.
     Commits through the same :class:`SQLiteStore` object wake it at once either way.
     """
