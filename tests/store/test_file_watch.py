@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -134,6 +135,10 @@ def test_without_notices_a_feed_checks_on_a_timer(
         waiting = threading.Thread(target=lambda: woke.append(feed.wait(10.0)))
         waiting.start()
         writer.append_event("s1", {"type": "turn/start", "turn": 1})
+        # The kernel's notice can come before the commit shows (its check then finds nothing
+        # and the feed listens on); a notice once the commit shows ends the pause for certain.
+        if not _until(lambda: woke == [True], within=0.5):
+            watcher._written()
         waiting.join(5.0)
         assert woke == [True]
     finally:
@@ -156,3 +161,82 @@ def test_a_removed_folder_ends_the_watch_and_the_feeds_check_on_a_timer(
         assert not watch.alive
     finally:
         watch.close()
+
+
+def _until(condition: Callable[[], bool], within: float = 5.0) -> bool:
+    """Whether ``condition`` held within ``within`` seconds (looked at every millisecond)."""
+    ends = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > ends:
+            return False
+        time.sleep(0.001)
+    return True
+
+
+def _long_timer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Timer pauses of 30 s and more, and no end to the timer's window: only a notice can end
+    a pause within a test."""
+    monkeypatch.setattr(SQLiteChangeFeed, "MIN_INTERVAL", 30.0)
+    monkeypatch.setattr(SQLiteChangeFeed, "MAX_INTERVAL", 3600.0)
+    monkeypatch.setattr(SQLiteChangeFeed, "AFTER_WRITE", 3600.0)
+
+
+@linux
+def test_a_write_notice_ends_a_pause_of_the_timer_with_a_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer committed a few milliseconds after its ask is seen at its notice, not at the
+    timer's next check (here 60 s away)."""
+    _long_timer(monkeypatch)
+    path = tmp_path / "q.sqlite3"
+    watcher, writer = SQLiteStore(path), SQLiteStore(path)
+    feed = watcher.changes()
+    woke: list[bool] = []
+    waiting = threading.Thread(target=lambda: woke.append(feed.wait(None)))
+    try:
+        assert feed.wait(0.01) is False  # a quiet check: the next pause listens for notices
+        checks = feed.checks
+        waiting.start()
+        assert _until(lambda: feed.checks == checks + 1)  # its first check found nothing
+        writer.append_event("s1", {"type": "turn/start", "turn": 1})
+        # The kernel's notice can come before the commit shows (its check then finds nothing
+        # and the feed listens on); a notice once the commit shows ends the pause for certain.
+        if not _until(lambda: woke == [True], within=0.5):
+            watcher._written()
+        waiting.join(5.0)
+        assert woke == [True]
+    finally:
+        feed.close()
+        waiting.join(5.0) if waiting.ident else None
+        watcher.close()
+        writer.close()
+
+
+@linux
+def test_a_notice_before_its_commit_shows_leaves_the_feed_waiting_out_its_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notice can come before the commit's counter moves: the feed checks, reports no
+    change, and listens again for the rest of its pause (no longer than the timer says)."""
+    _long_timer(monkeypatch)
+    store = SQLiteStore(tmp_path / "q.sqlite3")
+    feed = store.changes()
+    woke: list[bool] = []
+    waiting = threading.Thread(target=lambda: woke.append(feed.wait(None)))
+    try:
+        assert feed.wait(0.01) is False
+        waiting.start()
+        assert _until(lambda: store._blocked == 1)  # the pause listens for a notice
+        checks = feed.checks
+        store._written()  # a notice whose commit does not show (yet)
+        assert _until(lambda: feed.checks == checks + 1)
+        assert _until(lambda: store._blocked == 1)  # listening again
+        assert waiting.is_alive() and woke == [] and feed.checks == checks + 1
+        store._written()  # another, the commit still not showing
+        assert _until(lambda: feed.checks == checks + 2)
+        assert waiting.is_alive() and woke == []
+    finally:
+        feed.close()
+        waiting.join(5.0) if waiting.ident else None
+        store.close()
+    assert woke == [False]

@@ -138,7 +138,7 @@ class SQLiteStore(SQLStore):
         self._changed = threading.Condition()
         self._local_changes = 0
         self._writes_seen = 0
-        self._blocked = 0  # feeds waiting for a write notice
+        self._blocked = 0  # feeds whose wait a write notice ends
         """File-change notices so far: another process (or this one) wrote the store's files."""
         self._files: FileWatch | None = None
         self._files_tried = False
@@ -218,7 +218,7 @@ class SQLiteStore(SQLStore):
     def _written(self) -> None:
         with self._changed:
             self._writes_seen += 1
-            if self._blocked:  # feeds checking on their timer are not woken
+            if self._blocked:  # a feed in the timer's first pause after a change is not woken
                 self._changed.notify_all()
 
     def close(self) -> None:
@@ -241,7 +241,9 @@ class SQLiteChangeFeed:
     :class:`~ipyask.store._file_watch.FileWatch` runs, the feed checks only when the kernel says
     the store's files were written, after checking on its timer for 0.4 s after a change (a
     burst of commits is followed as the timer says, a commit whose counter moves just after its
-    write is not missed): an idle feed costs nothing. Elsewhere it checks at an
+    write is not missed): an idle feed costs nothing. A notice also ends the timer's pauses but
+    the first after a change, with a check, so a commit a few milliseconds after a change is
+    seen at once. Elsewhere it checks at an
     interval that starts at 2 ms after a change and backs off to 200 ms while nothing happens.
     Commits through the same :class:`SQLiteStore` object wake it at once either way.
     """
@@ -307,10 +309,25 @@ class SQLiteChangeFeed:
             pause = left if pause is None else min(pause, left)
         return pause, blocked
 
+    def _listens(self) -> FileWatch | None:
+        """The watch whose notice ends the coming pause early, if any.
+
+        Every pause but the timer's first after a change (2 ms) listens: in a burst of commits
+        a check finds one at nearly every pause, so the feed follows the burst at the timer's
+        pace and the watch sleeps through it, as before; a lone commit a few milliseconds after
+        a change (an answer after its ask) is checked for at its notice."""
+        files = self._store.file_watch()
+        if files is None or self._interval > self.MIN_INTERVAL:
+            return files
+        return files if self._checked_for + self._interval >= self.AFTER_WRITE else None
+
     def _wait(self, timeout: float | None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
         store = self._store
         while not self._closed:
+            files = self._listens()
+            if files is not None:
+                files.arm()  # before the check: it covers the writes whose notices arm drops
             with store._changed:
                 writes = store._writes_seen  # a notice after this may be of a later commit
             if self._seen():
@@ -319,33 +336,54 @@ class SQLiteChangeFeed:
             pause, blocked = self._pause(deadline)
             if pause == 0.0:
                 return False
-            if blocked and self._wait_for_notice(writes, pause):
-                # Check at once, then on the timer for a moment (a commit's counter may move
-                # just after its write), then wait for the next notice again.
-                self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
+            if blocked:
+                if self._wait_for_notice(writes, pause):
+                    # Check at once, then on the timer for a moment (a commit's counter may
+                    # move just after its write), then wait for the next notice again.
+                    self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
                 continue
-            if not blocked:
-                # While checking on the timer (a burst of commits), notices do not wake the
-                # feed: it checks as often as the timer says, no more. Before the window's last
-                # pause the watch reads notices again (it sleeps through a burst): the check
-                # after that pause covers the writes before it.
-                files = store.file_watch()
-                if files is not None and self._checked_for + (pause or 0.0) >= self.AFTER_WRITE:
-                    files.arm()
-                with store._changed:
-                    if store._local_changes == self._local and not self._closed:
-                        store._changed.wait(pause)
-                self._checked_for += pause if pause is not None else 0.0
-                self._interval = min(self._interval * 2, self.MAX_INTERVAL)
+            assert pause is not None  # the timer's pauses are never endless
+            if self._timer_pause(writes, pause, files):
+                self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
+                return True
+            self._checked_for += pause
+            self._interval = min(self._interval * 2, self.MAX_INTERVAL)
         return False
+
+    def _timer_pause(self, writes: int, pause: float, files: FileWatch | None) -> bool:
+        """Wait out one pause of the timer; whether a write notice during it led to a change.
+
+        A notice (from ``files``, armed before the last check) ends the pause early with a
+        check. The notice can come before the commit's counter moves (the log is written before
+        the commit shows): then the feed listens again for the rest of the pause, and the check
+        after the pause covers the commit; never a longer wait than the timer's."""
+        ends = time.monotonic() + pause
+        while files is not None:
+            left = ends - time.monotonic()
+            if left <= 0 or not self._wait_for_notice(writes, left):
+                break
+            files.arm()  # before the check, as at every check
+            with self._store._changed:
+                writes = self._store._writes_seen
+            if self._seen():
+                return True
+        self._sleep_until(ends)
+        return False
+
+    def _sleep_until(self, ends: float) -> None:
+        """Wait until ``ends`` (monotonic) unless this store object commits or the feed closes."""
+        store = self._store
+        with store._changed:
+            while store._local_changes == self._local and not self._closed:
+                left = ends - time.monotonic()
+                if left <= 0 or not store._changed.wait(left):
+                    return
 
     def _wait_for_notice(self, writes: int, pause: float | None) -> bool:
         """Wait (at most ``pause`` seconds) for a write notice after ``writes``, a commit of
-        this store object, or :meth:`close`; whether a notice came."""
+        this store object, or :meth:`close`; whether a notice came. The caller armed the watch
+        before its last check."""
         store = self._store
-        files = store.file_watch()
-        if files is not None and not files.armed:  # told of a write since this feed armed it
-            files.arm()
         with store._changed:
             store._blocked += 1
             try:
