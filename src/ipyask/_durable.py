@@ -390,19 +390,8 @@ class DurableAsks:
             # On a store the shared inbox is the last answerer: a question no answerer here
             # claims waits there for any process connected to the store.
             last = _wait_in_inbox
-            self._watch(store).add(waiter)
-            # An answer committed before the watch started reading the session is in the store.
-            # A store unreachable now (the question is recorded) leaves it to the watch, which
-            # reads the session again once the store is back.
-            try:
-                current = store.question(request_id)
-            except StoreUnavailableError as error:
-                log.warning(
-                    "ipyask: durable question %s waits for the store: %s", request_id, error
-                )
-            else:
-                if current is not None and current.terminal is not None:
-                    waiter.settle(current.terminal)
+            if not self._watch(store).add(waiter):
+                self._settle_if_answered(store, waiter, request_id)
         else:
             last = _no_answerer
         waiter.dispatch = asyncio.ensure_future(
@@ -425,6 +414,19 @@ class DurableAsks:
             waiter.forget_signal = signal.add_listener(abort)
             if signal.aborted:
                 abort()
+
+    @staticmethod
+    def _settle_if_answered(store: Store, waiter: _Waiter, request_id: str) -> None:
+        """Settle ``waiter`` if its record is answered: an answer committed before the watch
+        started following the session is in the store. A store unreachable now (the question
+        is recorded) leaves it to the watch, which reads the session again once it is back."""
+        try:
+            current = store.question(request_id)
+        except StoreUnavailableError as error:
+            log.warning("ipyask: durable question %s waits for the store: %s", request_id, error)
+        else:
+            if current is not None and current.terminal is not None:
+                waiter.settle(current.terminal)
 
     async def _answer(
         self,
@@ -684,16 +686,24 @@ class _StoreWatch:
         self._subscribing = False
         self._stopped = False
 
-    def add(self, waiter: _Waiter) -> None:
+    def add(self, waiter: _Waiter) -> bool:
+        """Follow ``waiter``'s session; whether the watch followed it already (its feed was
+        open and listening for the session before the waiter's question was recorded, so every
+        later change of the session is read: the caller need not look for an answer itself)."""
         with self._lock:
+            followed = self._unsubscribe is not None and any(
+                w.session is waiter.session for w in self._waiters
+            )
             self._waiters.add(waiter)
             self._read.setdefault(id(waiter.session), len(waiter.session.events))
             first = self._unsubscribe is None and not self._stopped and not self._subscribing
             self._subscribing = self._subscribing or first
+        if followed:
+            return True
         follower = follower_of(self._store)
         if not first:  # a PostgreSQL feed listens for the asker's session before this returns
             follower.sessions_changed()
-            return
+            return False
         # Outside the lock (the feed reads the sessions): its feed is open, listening for the
         # asker's session, when this returns, so no change committed after it is missed.
         unsubscribe = follower.subscribe(self._subscription)
@@ -704,6 +714,7 @@ class _StoreWatch:
                 self._unsubscribe = unsubscribe
         if stopped:
             unsubscribe()
+        return False
 
     def _sessions(self) -> set[str]:
         """The sessions the askers wait in (their changes wake the watch)."""

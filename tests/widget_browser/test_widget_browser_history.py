@@ -69,7 +69,8 @@ def test_live_cards_render_as_they_come_near_the_viewport(wpage) -> None:
     page = wpage.page
     # On screen: rendered. Every title is in the page, for find-in-page and screen readers.
     expect(wpage.card("p0").get_by_role("radio", name="Yes")).to_be_visible()
-    text = page.locator(".ipyask:not(.ipyask-layer)").text_content() or ""  # content-visibility skips innerText
+    # content-visibility skips innerText; the waiting control's layer is another .ipyask
+    text = page.locator(".ipyask:not(.ipyask-layer)").text_content() or ""
     assert all(f"Pending question {i}?" in text for i in range(200))
     # Far below: not rendered, only its title in a block of titles, with nothing to focus.
     expect(wpage.card("p199")).to_have_count(0)

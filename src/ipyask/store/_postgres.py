@@ -27,7 +27,7 @@ import selectors
 import socket
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,6 +36,7 @@ from .._clock import Clock, ThreadClock
 from ._faults import StoreUnavailableError
 from ._follow import EverySession
 from ._migrations import ELSEWHERE, POSTGRES_STEPS, SCHEMA_VERSION, StoreOpenError, check_version
+from ._records import QuestionRecord, asked_event
 from ._sql import SQLStore, queries
 
 if TYPE_CHECKING:
@@ -76,6 +77,16 @@ def notify_statement(sessions: Collection[str]) -> tuple[str, tuple[list[str], l
         (channels, ordered * 2),
     )
 
+
+_LOCK_SESSION = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
+"""Serialise the writes of one session for the rest of the transaction."""
+
+_OPEN_QUESTION = (  # a record and its ``asked`` event, or nothing if the call has one
+    f"WITH asked AS ({queries('%s').insert_question} RETURNING 1)"
+    " INSERT INTO ipyask_events (session_id, seq, body)"
+    " SELECT %s, COALESCE((SELECT MAX(seq) + 1 FROM ipyask_events WHERE session_id = %s), 0), %s"
+    " FROM asked RETURNING seq"
+)
 
 _MIGRATION_LOCK = 0x1BA5_0001  # an advisory lock key: one migrating process at a time
 
@@ -287,12 +298,31 @@ class PostgresStore(SQLStore):
             if listener is not None and self._touched:
                 listener.notify(self._touched)
 
-    def _append(
-        self, db: psycopg.Connection[Any], session_id: str, event: Mapping[str, Any]
-    ) -> int:
-        seq = super()._append(db, session_id, event)
+    def _append_body(self, db: psycopg.Connection[Any], session_id: str, body: Any) -> int:
+        seq = super()._append_body(db, session_id, body)
         self._touched.add(session_id)  # notified once, at the end of the transaction
         return seq
+
+    def _insert_question(self, record: QuestionRecord) -> int | None:
+        # One round trip where a listener sends the notification: BEGIN, the session's lock,
+        # the statement that inserts the record and its event, and COMMIT go to the server in
+        # one pipeline. The insert is a statement of its own after the lock: it reads the
+        # session's last position in a snapshot taken once the lock is held.
+        with self._lock:
+            listener = self._listener if self._listener and not self._listener.broken else None
+            if listener is None:  # the transaction notifies itself, as every write does
+                return super()._insert_question(record)
+            params = (*self._question_row(record), record.session_id, record.session_id)
+            body = self._to_json(asked_event(record))
+            db = self._db
+            with db.pipeline(), db.transaction():
+                db.execute(_LOCK_SESSION, (record.session_id,))
+                inserted = db.execute(_OPEN_QUESTION, (*params, body))
+            row = inserted.fetchone()
+        if row is None:
+            return None
+        listener.notify({record.session_id})
+        return int(row[0])
 
     def _to_json(self, value: Any) -> Any:
         return self._jsonb(value)
@@ -303,7 +333,7 @@ class PostgresStore(SQLStore):
     def _lock_session(self, db: psycopg.Connection[Any], session_id: str) -> None:
         if session_id in self._locked:  # held until the transaction ends: once is enough
             return
-        db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (session_id,))
+        db.execute(_LOCK_SESSION, (session_id,))
         self._locked.add(session_id)
 
     def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> PostgresChangeFeed:

@@ -54,6 +54,7 @@ class Queries:
     insert_question: str = (
         "INSERT INTO ipyask_questions (id, session_id, agent_id, call_id, questions, asked_at,"
         " origin, assignee) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (session_id, call_id) DO NOTHING"
     )
     resolve_question: str = (
         "UPDATE ipyask_questions SET outcome = ?, answer = ?, error = ?, resolved_at = ?,"
@@ -119,8 +120,11 @@ class SQLStore(ABC):
 
     # -- session logs -------------------------------------------------------------------------
     def _append(self, db: Any, session_id: str, event: Mapping[str, Any]) -> int:
+        return self._append_body(db, session_id, self._to_json(dict(event)))
+
+    def _append_body(self, db: Any, session_id: str, body: Any) -> int:
+        """Append an event already encoded for the driver; its position in the session."""
         self._lock_session(db, session_id)
-        body = self._to_json(dict(event))
         row = db.execute(self.QUERIES.insert_event, (session_id, body, session_id)).fetchone()
         return int(row[0])
 
@@ -190,35 +194,56 @@ class SQLStore(ABC):
         agent_id: str | None,
         assignee: str | None,
     ) -> tuple[QuestionRecord, int | None]:
+        record = QuestionRecord(
+            id=request_id,
+            call_id=call_id,
+            questions=[dict(q) for q in questions],
+            session_id=session_id,
+            agent_id=agent_id,
+            asked_at=time.time(),
+            origin=origin(),
+            assignee=assignee,
+        )
+        seq = self._insert_question(record)
+        if seq is None:
+            return self._asked_before(session_id, call_id), None
+        return record, seq
+
+    def _question_row(self, record: QuestionRecord) -> tuple[Any, ...]:
+        """The parameters of ``insert_question`` for ``record``."""
+        return (
+            record.id,
+            record.session_id,
+            record.agent_id,
+            record.call_id,
+            self._to_json(record.questions),
+            record.asked_at,
+            record.origin,
+            record.assignee,
+        )
+
+    def _insert_question(self, record: QuestionRecord) -> int | None:
+        """Insert ``record`` and its ``asked`` event in one write transaction; the event's
+        position, or ``None`` when the session has a record of the call already (nothing is
+        written then). Everything is encoded before the transaction begins: other writers wait
+        for it only while its statements run."""
+        row = self._question_row(record)
+        body = self._to_json(asked_event(record))
         with self._write() as db:
-            self._lock_session(db, session_id)
-            found = self._select(self.QUERIES.by_call, (session_id, call_id))
-            if found:
-                return found[0], None
-            record = QuestionRecord(
-                id=request_id,
-                call_id=call_id,
-                questions=[dict(q) for q in questions],
-                session_id=session_id,
-                agent_id=agent_id,
-                asked_at=time.time(),
-                origin=origin(),
-                assignee=assignee,
+            self._lock_session(db, record.session_id)
+            if db.execute(self.QUERIES.insert_question, row).rowcount != 1:
+                return None
+            return self._append_body(db, record.session_id, body)
+
+    def _asked_before(self, session_id: str, call_id: str) -> QuestionRecord:
+        """The record a call's earlier ask committed (records are never deleted)."""
+        found = self._select(self.QUERIES.by_call, (session_id, call_id))
+        if not found:
+            raise RuntimeError(
+                f"the store refused the question of call {call_id!r} of "
+                f"session {session_id!r} but holds no record of it"
             )
-            db.execute(
-                self.QUERIES.insert_question,
-                (
-                    record.id,
-                    session_id,
-                    agent_id,
-                    call_id,
-                    self._to_json(record.questions),
-                    record.asked_at,
-                    record.origin,
-                    assignee,
-                ),
-            )
-            return record, self._append(db, session_id, asked_event(record))
+        return found[0]
 
     def resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
         return self._attempt(lambda: self._resolve_question(request_id, terminal))
