@@ -845,8 +845,9 @@ def _store(results: Results) -> list[str]:
         "### Many processes, one inbox",
         "",
         "Each agent process starts and connects, then at one signal asks all its questions at "
-        "once; when every question is in the store, the benchmark process answers them one by "
-        "one, each with its own label. Checked by ids and answers: each process got exactly its "
+        "once; when every question is in the store, the benchmark process answers them, each "
+        "with its own label, 500 claims per transaction (`Store.resolve_questions`, as a person "
+        "answering many cards at once). Checked by ids and answers: each process got exactly its "
         "own answers, the record ids the processes asked are those the inbox answered (none "
         "missing, none twice), and each session's log holds one `asked` and one `answered` "
         "event per question. *Ask all*: from the signal until the inbox lists every question; "
