@@ -77,6 +77,20 @@ class BatchClaim:
     error: UserQuestionError | None = None
 
 
+def _checked_answer(
+    record: QuestionRecord | None, batch: AskUserQuestionAnswer, who: str | None, door: Door
+) -> Terminal:
+    """The settlement ``batch`` makes of ``record`` (``None``: not found; the store's claim then
+    reports it), checked while the record is open: an answerer other than its assignee raises
+    :class:`NotAssigneeError`, a batch that does not fit its questions ``BAD_ANSWER``."""
+    by = answered_by(door, None if record is None else record.questions, who=who)
+    if record is not None and record.terminal is None:
+        check_assignee(record, by)
+        questions = [AskUserQuestionItem.model_validate(q) for q in record.questions]
+        check_batch(questions, batch, record.call_id)
+    return Terminal(outcome="answered", answer=batch.to_wire(), answered_by=by)
+
+
 def has_open_turn(events: tuple[SessionEvent, ...]) -> bool:
     """Whether the latest ``turn/start`` of the log has no ``turn/end`` after it."""
     for event in reversed(events):
@@ -489,12 +503,7 @@ class DurableAsks:
             else AskUserQuestionAnswer.model_validate(answer)
         )
         record = known if known is not None else self.book(target).get(request_id)
-        by = answered_by(door, None if record is None else record.questions, who=who)
-        if record is not None and record.terminal is None:
-            check_assignee(record, by)
-            questions = [AskUserQuestionItem.model_validate(q) for q in record.questions]
-            check_batch(questions, batch, record.call_id)
-        return self._answered(target, request_id, batch, by)
+        return self._claim(target, request_id, _checked_answer(record, batch, who, door))
 
     def respond_many(
         self,
@@ -551,14 +560,7 @@ class DurableAsks:
             message = f"the answer to {request_id} is not an answer batch: {error}"
             raise UserQuestionError(message, "BAD_ANSWER") from error
         record = book.get(request_id)
-        if record is None:
-            return None
-        by = answered_by(door, record.questions, who=who)
-        if record.terminal is None:
-            check_assignee(record, by)
-            questions = [AskUserQuestionItem.model_validate(q) for q in record.questions]
-            check_batch(questions, batch, record.call_id)
-        return Terminal(outcome="answered", answer=batch.to_wire(), answered_by=by)
+        return None if record is None else _checked_answer(record, batch, who, door)
 
     def attribute(self, request_id: str, by: AnsweredBy) -> None:
         """Say who answers the durable question ``request_id`` through the waterfall (a panel
