@@ -65,3 +65,49 @@ def test_the_inbox_render_row_says_whether_it_meets_its_targets() -> None:
     }
     table = "\n".join(report._inbox_render(inbox))
     assert "| 10,000 | 240 ms | 200 ms – 300 ms | 330 ms | no |" in table
+
+
+def _cross_process_results() -> dict[str, Any]:
+    inbox = {"questions": 10_000, "processes": 50, "none_lost_or_duplicated": True}
+    store = {
+        "roundtrip": {
+            "ratios": {
+                "sqlite_panel": {"p50": 1.4, "p99": 1.9},
+                "postgres_panel": {"p50": 1.6, "p99": 1.9},
+            }
+        },
+        "backends": {
+            "sqlite": {"inbox": {**inbox, "ask_s": 8.0, "answer_s": 4.0}},
+            "postgres": {"inbox": {**inbox, "ask_s": 9.5, "answer_s": 7.0}},
+        },
+    }
+    settle = {"n": 10_000, "all_settled": True}
+    scale = {
+        "panel": [{**settle, "settle_s": 11.0, "settle_runs_s": [11.0, 12.5]}],
+        "bare": [{**settle, "settle_s": 10.0, "settle_runs_s": [10.0, 10.0]}],
+    }
+    return {"sections": {**_results()["sections"], "store": store, "scale": scale}}
+
+
+def test_the_cross_process_table_checks_each_row_against_its_target() -> None:
+    rows = {
+        line.split(" | ")[0]: line
+        for line in report._process_targets(_cross_process_results())
+        if line.startswith("| ") and "---" not in line
+    }
+    assert rows["| ask → answer through an inbox panel (SQLite) vs the in-kernel panel"].endswith(
+        "**yes** |"
+    )
+    # PostgreSQL's p50 is over 1.5× the in-kernel panel.
+    assert rows[
+        "| ask → answer through an inbox panel (PostgreSQL) vs the in-kernel panel"
+    ].endswith("**no** |")
+    assert rows["| 10,000 questions from 50 processes (PostgreSQL)"].endswith("**yes** |")
+    # Answering took 1.75× SQLite's time on PostgreSQL.
+    assert "answer 1.75×" in rows["| … PostgreSQL vs SQLite"]
+    assert rows["| … PostgreSQL vs SQLite"].endswith("**no** |")
+    settle = rows["| 10,000 pending on one panel settled vs the bare comm"]
+    assert "1.10× (medians; pairs 1.10×–1.25×)" in settle
+    assert settle.endswith("**yes** |")
+    assert rows["| answer → an agent that waited a while (PostgreSQL)"].endswith("**no** |")
+    assert rows["| MCP `ask_user_question` through `serve()` vs a bare MCP SDK tool call (p50)"]
