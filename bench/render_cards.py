@@ -17,10 +17,13 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ipyask.testing import launch_chromium
 from ipyask.widget import Card, QuestionWidget
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Route
 
 STATIC = Path(__file__).resolve().parents[1] / "src" / "ipyask" / "widget" / "static"
 BUDGET_MS = 100.0
@@ -115,7 +118,7 @@ def main() -> int:
     state = {"cards": widget.cards, "language": "", "protocol_version": widget.protocol_version}
     kernel_ms = (time.perf_counter() - started) * 1000
 
-    def serve(route) -> None:
+    def serve(route: Route) -> None:
         path = route.request.url.removeprefix(ORIGIN)
         if path == "/":
             route.fulfill(body=PAGE, content_type="text/html")

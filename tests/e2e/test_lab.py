@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import expect
 
+from helpers.page_scripts import HIDE, NOTES, RECORD_NOTIFICATIONS, SHOW
+
 from ._inbox_page import agent_asking, card_of, pending_ids, wait_for_question
 from ._pages import PANEL_CELL, save_screenshot, watch_text, watched_texts, write_notebook
 
@@ -213,29 +215,6 @@ def test_the_command_palette_opens_the_inbox_page_in_a_new_tab(
     assert lab_notebook.log.errors == []
 
 
-# The page as a browser shows it in a background tab (Playwright's page is always visible).
-HIDE = """() => {
-  Object.defineProperty(document, "visibilityState", {configurable: true, get: () => "hidden"});
-  Object.defineProperty(document, "hidden", {configurable: true, get: () => true});
-  document.dispatchEvent(new Event("visibilitychange"));
-}"""
-SHOW = """() => {
-  delete document.visibilityState;
-  delete document.hidden;
-  document.dispatchEvent(new Event("visibilitychange"));
-}"""
-# The browser's own Notification, recording each one the page creates.
-RECORD_NOTIFICATIONS = """(() => {
-  if (typeof Notification !== "function") return;
-  window.__notes = [];
-  window.Notification = class extends Notification {
-    constructor(title, options = {}) {
-      super(title, options);
-      window.__notes.push(this);
-    }
-  };
-})();"""
-NOTES = "() => window.__notes.map(n => ({title: n.title, body: n.body, silent: n.silent}))"
 IN_EDITOR = "() => Boolean(document.activeElement?.closest('.jp-Cell .cm-editor'))"
 
 ASK_ON_SIGNAL = """\
@@ -306,7 +285,13 @@ def test_a_question_out_of_view_or_in_a_hidden_tab_finds_the_person(
     expect(nb.page).to_have_title(re.compile(r"^\(2\) "))
     nb.page.wait_for_function("() => window.__notes.length > 0")
     assert nb.page.evaluate(NOTES) == [
-        {"title": "2 questions are waiting", "body": "Rotate the keys?", "silent": True}
+        {
+            "title": "2 questions are waiting",
+            "body": "Rotate the keys?",
+            "tag": "ipyask-waiting",
+            "silent": True,
+            "closed": False,
+        }
     ]
     nb.page.evaluate("() => window.__notes[0].onclick()")  # the person clicks it
     nb.page.evaluate(SHOW)

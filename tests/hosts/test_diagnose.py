@@ -1,8 +1,8 @@
 """``ipyask.diagnose()`` in process: what it reports for each host's signals; it only reads.
 
-The host is told by signals in the process (see ``ipyask._notebook.cell_wait._host``); these tests
-set each signal and check the host, the strategies and the report. A real kernel is in
-``test_diagnose_in_kernel``.
+The host is told by signals in the process (see ``ipyask._notebook.cell_wait._front_ends``);
+these tests set each signal and check the host, the strategies and the report. A real kernel is
+in ``test_diagnose_in_kernel``.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class FakeKernel:
 @pytest.fixture
 def fake_kernel(monkeypatch: pytest.MonkeyPatch) -> FakeKernel:
     kernel = FakeKernel()
-    monkeypatch.setattr("ipyask._notebook.cell_wait._host.current_kernel", lambda: kernel)
+    monkeypatch.setattr("ipyask._notebook.cell_wait._front_ends.current_kernel", lambda: kernel)
     return kernel
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from helpers.page_scripts import HIDE, NOTES, SHOW, STAND_IN_NOTIFICATIONS
 from ipyask.widget import Card, CardSource, QuestionWidget
 from widget.widget_cardkit import generic
 
@@ -15,49 +16,6 @@ pytestmark = pytest.mark.browser
 TITLE = "ipyask widget test"
 TITLE_NOW = "() => document.title"
 ACTIVE_KEY = "() => document.activeElement?.closest('article')?.dataset.key ?? null"
-
-# The page as a browser shows it in a background tab (Playwright's page is always visible).
-HIDE = """() => {
-  Object.defineProperty(document, "visibilityState", {configurable: true, get: () => "hidden"});
-  Object.defineProperty(document, "hidden", {configurable: true, get: () => true});
-  document.dispatchEvent(new Event("visibilitychange"));
-}"""
-SHOW = """() => {
-  delete document.visibilityState;
-  delete document.hidden;
-  document.dispatchEvent(new Event("visibilitychange"));
-}"""
-
-# A Notification that records what the page shows; the browser's permission lives in
-# sessionStorage, so it outlasts a reload as the browser's own does.
-RECORDING_NOTIFICATION = """(() => {
-  window.__notes = [];
-  window.__asked = 0;
-  window.__focused = 0;
-  window.focus = () => { window.__focused += 1; };
-  class RecordingNotification {
-    static get permission() { return sessionStorage.getItem("permission") ?? "default"; }
-    static async requestPermission() {
-      window.__asked += 1;
-      const answer = window.__answer ?? "granted";
-      sessionStorage.setItem("permission", answer);
-      return answer;
-    }
-    constructor(title, options = {}) {
-      this.title = title;
-      this.options = options;
-      this.closed = false;
-      this.onclick = null;
-      window.__notes.push(this);
-    }
-    close() { this.closed = true; }
-  }
-  window.Notification = RecordingNotification;
-  // The test origin is plain http; a notebook served over https or from localhost is secure.
-  Object.defineProperty(window, "isSecureContext", {get: () => true});
-})();"""
-NOTES = """() => window.__notes.map(n => ({title: n.title, body: n.options.body,
-  tag: n.options.tag, silent: n.options.silent, closed: n.closed}))"""
 
 # Two frames: the intersection observer has looked at the arrived card by then.
 FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
@@ -289,7 +247,7 @@ def notify_me(wpage):
 
 
 def test_notifications_are_off_until_turned_on(wpage) -> None:
-    wpage.page.add_init_script(RECORDING_NOTIFICATION)
+    wpage.page.add_init_script(STAND_IN_NOTIFICATIONS)
     widget = QuestionWidget(cards=[generic("g0")])
     wpage.mount(widget)
     page = wpage.page
@@ -319,7 +277,7 @@ def test_notifications_are_off_until_turned_on(wpage) -> None:
 
 
 def test_clicking_a_notification_focuses_the_window_and_the_card(wpage) -> None:
-    wpage.page.add_init_script(RECORDING_NOTIFICATION)
+    wpage.page.add_init_script(STAND_IN_NOTIFICATIONS)
     widget = QuestionWidget(cards=[generic(f"g{i}") for i in range(8)])
     wpage.mount(widget)
     page = wpage.page
@@ -338,7 +296,7 @@ def test_clicking_a_notification_focuses_the_window_and_the_card(wpage) -> None:
 
 
 def test_a_notification_closes_when_its_question_settles(wpage) -> None:
-    wpage.page.add_init_script(RECORDING_NOTIFICATION)
+    wpage.page.add_init_script(STAND_IN_NOTIFICATIONS)
     widget = QuestionWidget(cards=[generic("g0")])
     wpage.mount(widget)
     notify_me(wpage).click()
@@ -352,7 +310,7 @@ def test_a_notification_closes_when_its_question_settles(wpage) -> None:
 
 
 def test_the_choice_is_remembered_across_a_reload_and_can_be_undone(wpage) -> None:
-    wpage.page.add_init_script(RECORDING_NOTIFICATION)
+    wpage.page.add_init_script(STAND_IN_NOTIFICATIONS)
     widget = QuestionWidget(cards=[generic("g0")])
     wpage.mount(widget)
     notify_me(wpage).click()
@@ -374,7 +332,7 @@ def test_the_choice_is_remembered_across_a_reload_and_can_be_undone(wpage) -> No
 
 
 def test_a_refused_permission_says_so_and_stays_off(wpage) -> None:
-    wpage.page.add_init_script(RECORDING_NOTIFICATION)
+    wpage.page.add_init_script(STAND_IN_NOTIFICATIONS)
     wpage.page.add_init_script("window.__answer = 'denied';")
     widget = QuestionWidget(cards=[generic("g0")])
     wpage.mount(widget)
@@ -389,7 +347,7 @@ def test_a_refused_permission_says_so_and_stays_off(wpage) -> None:
 
 
 def test_no_toggle_where_the_browser_refuses_notifications(wpage) -> None:
-    wpage.page.add_init_script(RECORDING_NOTIFICATION)
+    wpage.page.add_init_script(STAND_IN_NOTIFICATIONS)
     wpage.page.add_init_script(
         'Object.defineProperty(window, "isSecureContext", {get: () => false});'
     )
@@ -400,7 +358,7 @@ def test_no_toggle_where_the_browser_refuses_notifications(wpage) -> None:
 
 
 def test_no_toggle_while_no_question_waits(wpage) -> None:
-    wpage.page.add_init_script(RECORDING_NOTIFICATION)
+    wpage.page.add_init_script(STAND_IN_NOTIFICATIONS)
     widget = QuestionWidget(cards=[])
     wpage.mount(widget)
     expect(notify_me(wpage)).to_have_count(0)

@@ -1,7 +1,7 @@
 """``ipyask.diagnose()``: what ipyask sees of its host, the first thing to paste into a bug report.
 
 It reads and never changes: it makes no panel and shows nothing. How each host is told is
-listed in :mod:`ipyask._notebook.cell_wait._host`; how each kernel helps a waiting cell in
+listed in :mod:`ipyask._notebook.cell_wait._front_ends`; how each kernel helps a waiting cell in
 :mod:`ipyask._notebook.cell_wait`.
 """
 

@@ -58,7 +58,8 @@ class StoreFollower:
     closed, and the thread ends, at the first wake with nobody subscribed that follows a wait
     begun with nobody subscribed either (at most two :attr:`IDLE_WAIT` after the last one left;
     sooner while the store changes). A feed that fails is opened again after a backed-off
-    pause, and every subscriber is called then (what changed meanwhile is not known).
+    pause, and every subscriber is called then (what changed meanwhile is not known). A feed
+    that ended with its store (closed) ends the thread, with a warning if anyone subscribes.
     """
 
     IDLE_WAIT = 1.0
@@ -182,12 +183,35 @@ class StoreFollower:
                     changed = True  # what changed meanwhile is not known: read the store
                 else:
                     backoff.reset()
+                    if not changed and self._ended(feed):
+                        return
                 subscriptions = self._current(feed)  # those who subscribed during the wait too
                 if subscriptions is None:
                     return
                 self._call(subscriptions, changed)
         finally:
             feed.close()
+
+    def _ended(self, feed: ChangeFeed) -> bool:
+        """Whether ``feed`` ended with its store (a closed PostgreSQL store's feed returns from
+        every wait at once): the follower retires it and stops instead of spinning, and says
+        so when someone still subscribes (they hear of no more changes)."""
+        if not getattr(feed, "ended", False):
+            return False
+        with self._lock:
+            if self._feed is feed:
+                self._feed = None
+            left = len(self._subscriptions)
+        if left:
+            log.warning(
+                "ipyask: the store %s was closed while %d subscriber%s followed its changes;"
+                " they hear of no more (close the inbox panels and end the asks on a store"
+                " before closing it)",
+                self.location,
+                left,
+                "" if left == 1 else "s",
+            )
+        return True
 
     def _replace(self, failed: ChangeFeed, backoff: Backoff) -> ChangeFeed | None:
         """A new feed in place of ``failed``, tried at backed-off delays; ``None`` once the

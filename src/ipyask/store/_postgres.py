@@ -680,6 +680,12 @@ class PostgresChangeFeed:
         followed = self.followed()
         return followed is None or any(session in followed for session in changed)
 
+    @property
+    def ended(self) -> bool:
+        """Whether its store was closed (the listener with it): every wait returns ``False`` at
+        once from then on, and no change will wake one."""
+        return self._listener.closed
+
     def wait(self, timeout: float | None) -> bool:
         listener = self._listener
         deadline = None if timeout is None else time.monotonic() + timeout

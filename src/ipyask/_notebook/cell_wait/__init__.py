@@ -24,7 +24,7 @@ ipykernel 6.x
 any other kernel
     ``await`` just waits (``native``); a blocking call is ``unsupported``.
 
-Hosts (``_host`` tells them apart by the signals they leave in the process, listed there) add
+Hosts (``_front_ends`` lists the signals each leaves in the process, and tells them apart) add
 what the kernel cannot see. VS Code's and Colab's front ends send widget messages on the main
 shell: on 7.0–7.3 the cell forms fail at once there, before any view message has shown it.
 marimo has no IPython kernel and handles a widget's message only after the running cell has
@@ -42,7 +42,7 @@ The cell wait knows the panel only as a :class:`PanelComm`; it never imports the
 
 from ._blocking_unsupported import BlockingUnsupportedError
 from ._forms import CellWait
-from ._host import (
+from ._front_ends import (
     HOST_NAMES,
     Host,
     HostName,

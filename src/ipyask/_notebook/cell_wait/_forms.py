@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ._blocking_unsupported import main_shell_error, unsupported_kernel
-from ._host import SENDS_ON_MAIN_SHELL, detect_host
+from ._front_ends import SENDS_ON_MAIN_SHELL, detect_host
 from ._interruptible import await_in_slices, block_on_job
 from ._ipykernel6_pump import Capture, Pump
 from ._kernel import cell_of_ask, current_kernel, on_main_thread, track_cells
