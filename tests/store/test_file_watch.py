@@ -280,3 +280,31 @@ def test_a_commit_that_shows_just_after_its_notice_is_seen_without_waiting_out_t
         feed.close()
         waiting.join(5.0) if waiting.ident else None
         store.close()
+
+
+@linux
+def test_the_first_pause_after_a_commit_of_the_same_store_ends_at_a_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An inbox's claim and the agent's next ask: the feed woke for its own store's commit, and
+    another process's commit a moment later ends the first pause of the timer (here 30 s) at
+    its notice."""
+    _long_timer(monkeypatch)
+    path = tmp_path / "q.sqlite3"
+    watcher, writer = SQLiteStore(path), SQLiteStore(path)
+    feed = watcher.changes()
+    woke: list[bool] = []
+    waiting = threading.Thread(target=lambda: woke.append(feed.wait(None)))
+    try:
+        watcher.append_event("s1", {"type": "turn/start", "turn": 1})  # its own commit
+        assert feed.wait(5.0) is True
+        waiting.start()
+        assert _until(lambda: watcher._blocked == 1)  # the first pause listens for a notice
+        writer.append_event("s1", {"type": "turn/end", "turn": 1})
+        waiting.join(5.0)
+        assert woke == [True]
+    finally:
+        feed.close()
+        waiting.join(5.0) if waiting.ident else None
+        watcher.close()
+        writer.close()

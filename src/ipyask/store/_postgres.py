@@ -6,8 +6,9 @@ a PostgreSQL store is opened. Each session a commit changed is notified once on
 session's id, so a waiting process wakes as the answer commits: each store keeps one connection
 that ``LISTEN``s, and its change feeds wait on it. That connection's thread also sends the
 store's notifications, those of every commit made while it sent the previous ones in one
-statement (the server wakes every listening connection at each notifying commit); a store with
-no listener notifies inside each write transaction. The connection listens on
+statement (the server wakes every listening connection at each notifying commit); a claim
+(``resolve_question``) notifies inside its own transaction, so the waiting agent wakes as it
+commits; a store with no listener notifies inside each write transaction. The connection listens on
 ``ipyask_changes`` only while a feed follows every session (an inbox); otherwise on the channels
 of the sessions its feeds follow, so an agent's process is not woken by other agents' commits.
 
