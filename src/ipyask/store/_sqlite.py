@@ -242,13 +242,13 @@ class SQLiteChangeFeed:
     the store's files were written, after checking on its timer for 0.4 s after a change (a
     burst of commits is followed as the timer says, a commit whose counter moves just after its
     write is not missed): an idle feed costs nothing. A notice also ends the timer's pauses but
-    the first after a change, with a check, so a commit a few milliseconds after a change is
-    seen at once. A commit writes its log before its counter moves, so a notice can come a
-    moment before the change shows: a check after a notice that finds none is followed by a few
-    more within about 3 ms (:attr:`AFTER_NOTICE`) before the feed waits again. Elsewhere it
-    checks at an interval that starts at 2 ms after a change and backs off to 200 ms while
-    nothing happens. Commits through the same :class:`SQLiteStore` object wake it at once
-    either way.
+    the first after a change (that one too after a commit of this store object), with a check,
+    so a commit a few milliseconds after a change is seen at once. A commit writes its log
+    before its counter moves, so a notice can come a moment before the change shows: a check
+    after a notice that finds none is followed by a few more within about 3 ms
+    (:attr:`AFTER_NOTICE`) before the feed waits again. Elsewhere it checks at an interval that
+    starts at 2 ms after a change and backs off to 200 ms while nothing happens. Commits
+    through the same :class:`SQLiteStore` object wake it at once either way.
     """
 
     MIN_INTERVAL = 0.002
