@@ -216,8 +216,41 @@ def test_a_write_notice_ends_a_pause_of_the_timer_with_a_check(
 def test_a_notice_before_its_commit_shows_leaves_the_feed_waiting_out_its_pause(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The notice can come before the commit's counter moves: the feed checks, reports no
-    change, and listens again for the rest of its pause (no longer than the timer says)."""
+    """The notice can come before the commit's counter moves: the feed checks, and again a
+    few times shortly after; finding no change, it listens again for the rest of its pause
+    (no longer than the timer says)."""
+    _long_timer(monkeypatch)
+    store = SQLiteStore(tmp_path / "q.sqlite3")
+    feed = store.changes()
+    woke: list[bool] = []
+    waiting = threading.Thread(target=lambda: woke.append(feed.wait(None)))
+    after = 1 + len(SQLiteChangeFeed.AFTER_NOTICE)  # the checks a notice leads to
+    try:
+        assert feed.wait(0.01) is False
+        waiting.start()
+        assert _until(lambda: store._blocked == 1)  # the pause listens for a notice
+        checks = feed.checks
+        store._written()  # a notice whose commit does not show (yet)
+        assert _until(lambda: feed.checks == checks + after)
+        assert _until(lambda: store._blocked == 1)  # listening again
+        assert waiting.is_alive() and woke == [] and feed.checks == checks + after
+        store._written()  # another, the commit still not showing
+        assert _until(lambda: feed.checks == checks + 2 * after)
+        assert waiting.is_alive() and woke == []
+    finally:
+        feed.close()
+        waiting.join(5.0) if waiting.ident else None
+        store.close()
+    assert woke == [False]
+
+
+@linux
+def test_a_commit_that_shows_just_after_its_notice_is_seen_without_waiting_out_the_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commit's counter moves a moment after the notice of its log write (here: at the
+    check after the first): the feed checks again shortly after a notice that found nothing,
+    so the change is seen then, not when the timer's pause (here 30 s) ends."""
     _long_timer(monkeypatch)
     store = SQLiteStore(tmp_path / "q.sqlite3")
     feed = store.changes()
@@ -225,18 +258,53 @@ def test_a_notice_before_its_commit_shows_leaves_the_feed_waiting_out_its_pause(
     waiting = threading.Thread(target=lambda: woke.append(feed.wait(None)))
     try:
         assert feed.wait(0.01) is False
+        version = feed._version
+        noticed_at: list[int] = []
+        read = feed._data_version
+
+        def moving_after_the_notice() -> int:
+            read()  # counted as a check
+            if noticed_at and feed.checks > noticed_at[0] + 1:
+                return version + 1  # the commit shows from the second check after the notice
+            return version
+
+        monkeypatch.setattr(feed, "_data_version", moving_after_the_notice)
         waiting.start()
         assert _until(lambda: store._blocked == 1)  # the pause listens for a notice
-        checks = feed.checks
-        store._written()  # a notice whose commit does not show (yet)
-        assert _until(lambda: feed.checks == checks + 1)
-        assert _until(lambda: store._blocked == 1)  # listening again
-        assert waiting.is_alive() and woke == [] and feed.checks == checks + 1
-        store._written()  # another, the commit still not showing
-        assert _until(lambda: feed.checks == checks + 2)
-        assert waiting.is_alive() and woke == []
+        noticed_at.append(feed.checks)
+        store._written()
+        waiting.join(5.0)
+        assert woke == [True]
+        assert feed.checks == noticed_at[0] + 2
     finally:
         feed.close()
         waiting.join(5.0) if waiting.ident else None
         store.close()
-    assert woke == [False]
+
+
+@linux
+def test_the_first_pause_after_a_commit_of_the_same_store_ends_at_a_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An inbox's claim and the agent's next ask: the feed woke for its own store's commit, and
+    another process's commit a moment later ends the first pause of the timer (here 30 s) at
+    its notice."""
+    _long_timer(monkeypatch)
+    path = tmp_path / "q.sqlite3"
+    watcher, writer = SQLiteStore(path), SQLiteStore(path)
+    feed = watcher.changes()
+    woke: list[bool] = []
+    waiting = threading.Thread(target=lambda: woke.append(feed.wait(None)))
+    try:
+        watcher.append_event("s1", {"type": "turn/start", "turn": 1})  # its own commit
+        assert feed.wait(5.0) is True
+        waiting.start()
+        assert _until(lambda: watcher._blocked == 1)  # the first pause listens for a notice
+        writer.append_event("s1", {"type": "turn/end", "turn": 1})
+        waiting.join(5.0)
+        assert woke == [True]
+    finally:
+        feed.close()
+        waiting.join(5.0) if waiting.ident else None
+        watcher.close()
+        writer.close()

@@ -221,6 +221,37 @@ def test_a_transaction_notifies_each_session_once_on_each_channel(
         store.close()
 
 
+def test_a_claim_notifies_as_it_commits_without_the_listening_thread(
+    location: str, observer: Any
+) -> None:
+    """A claim sends its notification in its own transaction: the waiting agent's listener
+    hears it as the claim commits, not after the claimer's listening thread wakes and sends
+    a statement of its own."""
+    store = PostgresStore(location)
+    feed = store.changes()  # the store listens (and would send notifications from its thread)
+    listener = store._listener
+    assert listener is not None
+    try:
+        record, _ = store.open_question("s1", "c1", [{"id": "q"}], request_id="r1")
+        assert eventually(lambda: listener.sent == 1)  # the ask's, sent by the thread
+        observer.execute(f'LISTEN "{session_channel("s1")}"')
+        observer.execute(f"LISTEN {CHANNEL}")
+        with listener.changed:  # its thread cannot send meanwhile
+            assert store.resolve_question(record.id, answered("yes")).status == "accepted"
+            heard = [(n.channel, n.payload) for n in observer.notifies(timeout=2.0, stop_after=2)]
+        assert sorted(heard) == sorted([(CHANNEL, "s1"), (session_channel("s1"), "s1")])
+        assert listener.sent == 1  # the claim's came with its commit
+        again = store.resolve_question(record.id, answered("no"))
+        assert again.status == "already-resolved" and again.answer == answered("yes").answer
+        assert [e["type"] for _, e in store.read_events("s1")] == [
+            "user-questions/asked",
+            "user-questions/answered",
+        ]
+    finally:
+        feed.close()
+        store.close()
+
+
 def server_wakeups(pid: int) -> int:
     """How many times the server process ``pid`` was switched to (Linux ``/proc``)."""
     status = Path(f"/proc/{pid}/status").read_text()

@@ -6,8 +6,9 @@ a PostgreSQL store is opened. Each session a commit changed is notified once on
 session's id, so a waiting process wakes as the answer commits: each store keeps one connection
 that ``LISTEN``s, and its change feeds wait on it. That connection's thread also sends the
 store's notifications, those of every commit made while it sent the previous ones in one
-statement (the server wakes every listening connection at each notifying commit); a store with
-no listener notifies inside each write transaction. The connection listens on
+statement (the server wakes every listening connection at each notifying commit); a claim
+(``resolve_question``) notifies inside its own transaction, so the waiting agent wakes as it
+commits; a store with no listener notifies inside each write transaction. The connection listens on
 ``ipyask_changes`` only while a feed follows every session (an inbox); otherwise on the channels
 of the sessions its feeds follow, so an agent's process is not woken by other agents' commits.
 
@@ -36,7 +37,15 @@ from .._clock import Clock, ThreadClock
 from ._faults import StoreUnavailableError
 from ._follow import EverySession
 from ._migrations import ELSEWHERE, POSTGRES_STEPS, SCHEMA_VERSION, StoreOpenError, check_version
-from ._records import QuestionRecord, asked_event
+from ._records import (
+    ClaimResult,
+    QuestionRecord,
+    Terminal,
+    accepted,
+    answered_event,
+    asked_event,
+    claim_of,
+)
 from ._sql import SQLStore, queries
 
 if TYPE_CHECKING:
@@ -323,6 +332,28 @@ class PostgresStore(SQLStore):
             return None
         listener.notify({record.session_id})
         return int(row[0])
+
+    def _resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
+        # Two round trips: BEGIN and the update that settles the record (it names the
+        # session), then the session's lock, the ``answered`` event, the notification and
+        # COMMIT in one pipeline. The claim notifies in its own transaction, not through the
+        # listening connection's thread: the waiting agent wakes as the claim commits, without
+        # that thread's wake-up and statement in between. The locks are taken in the order of
+        # every claim (the record's, then its session's).
+        params = self._settle_params(request_id, terminal)
+        body = self._to_json(answered_event(request_id, terminal))
+        with self._lock:
+            db = self._db
+            with db.pipeline(), db.transaction():
+                row = db.execute(self.QUERIES.resolve_question, params).fetchone()
+                if row is None:
+                    found = self._select(self.QUERIES.by_id, (request_id,))
+                    return claim_of(found[0] if found else None)
+                session_id = str(row[0])
+                db.execute(_LOCK_SESSION, (session_id,))
+                db.execute(self.QUERIES.insert_event, (session_id, body, session_id))
+                db.execute(*notify_statement({session_id}))
+        return accepted(terminal)
 
     def _to_json(self, value: Any) -> Any:
         return self._jsonb(value)

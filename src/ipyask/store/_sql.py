@@ -301,19 +301,22 @@ class SQLStore(ABC):
 
     def _settle(self, db: Any, request_id: str, terminal: Terminal) -> str | None:
         """Write ``terminal`` into the record if it is open; its session, else ``None``."""
-        by = terminal.answered_by
         row = db.execute(
-            self.QUERIES.resolve_question,
-            (
-                terminal.outcome,
-                None if terminal.answer is None else self._to_json(terminal.answer),
-                None if terminal.error is None else self._to_json(terminal.error.to_wire()),
-                time.time(),
-                None if by is None else self._to_json(by.to_wire()),
-                request_id,
-            ),
+            self.QUERIES.resolve_question, self._settle_params(request_id, terminal)
         ).fetchone()
         return None if row is None else str(row[0])
+
+    def _settle_params(self, request_id: str, terminal: Terminal) -> tuple[Any, ...]:
+        """The parameters of ``resolve_question`` settling ``request_id`` with ``terminal``."""
+        by = terminal.answered_by
+        return (
+            terminal.outcome,
+            None if terminal.answer is None else self._to_json(terminal.answer),
+            None if terminal.error is None else self._to_json(terminal.error.to_wire()),
+            time.time(),
+            None if by is None else self._to_json(by.to_wire()),
+            request_id,
+        )
 
     def question(self, request_id: str) -> QuestionRecord | None:
         found = self._attempt(lambda: self._select(self.QUERIES.by_id, (request_id,)))

@@ -242,10 +242,13 @@ class SQLiteChangeFeed:
     the store's files were written, after checking on its timer for 0.4 s after a change (a
     burst of commits is followed as the timer says, a commit whose counter moves just after its
     write is not missed): an idle feed costs nothing. A notice also ends the timer's pauses but
-    the first after a change, with a check, so a commit a few milliseconds after a change is
-    seen at once. Elsewhere it checks at an
-    interval that starts at 2 ms after a change and backs off to 200 ms while nothing happens.
-    Commits through the same :class:`SQLiteStore` object wake it at once either way.
+    the first after a change (that one too after a commit of this store object), with a check,
+    so a commit a few milliseconds after a change is seen at once. A commit writes its log
+    before its counter moves, so a notice can come a moment before the change shows: a check
+    after a notice that finds none is followed by a few more within about 3 ms
+    (:attr:`AFTER_NOTICE`) before the feed waits again. Elsewhere it checks at an interval that
+    starts at 2 ms after a change and backs off to 200 ms while nothing happens. Commits
+    through the same :class:`SQLiteStore` object wake it at once either way.
     """
 
     MIN_INTERVAL = 0.002
@@ -253,6 +256,9 @@ class SQLiteChangeFeed:
     AFTER_WRITE = 0.4
     """How long after a change or a write notice the feed keeps checking on its timer (as
     often as before, in a burst of commits) before it waits for the next notice."""
+    AFTER_NOTICE = (0.0001, 0.0002, 0.0004, 0.0008, 0.0016)
+    """The pauses (seconds) before each further check after a write notice whose first check
+    found no change: the commit it told of shows a moment after its log was written."""
 
     def __init__(self, store: SQLiteStore) -> None:
         self._store = store
@@ -266,6 +272,8 @@ class SQLiteChangeFeed:
             self._local = store._local_changes
         self._interval = self.MIN_INTERVAL
         self._checked_for = 0.0  # seconds of short checks since the last notice
+        self._own = False
+        """Whether the last change seen was a commit of this store object (with any others)."""
 
     def _data_version(self) -> int:
         self.checks += 1
@@ -276,8 +284,24 @@ class SQLiteChangeFeed:
         with self._store._changed:
             local = self._store._local_changes
         if version != self._version or local != self._local:
+            self._own = local != self._local
             self._version, self._local = version, local
             return True
+        return False
+
+    def _seen_after_notice(self, ends: float | None) -> bool:
+        """Whether a change shows after a write notice: checked at once and, while none does,
+        again after each pause of :attr:`AFTER_NOTICE` that ends before ``ends``."""
+        if self._seen():
+            return True
+        for pause in self.AFTER_NOTICE:
+            if ends is not None and time.monotonic() + pause > ends:
+                return False
+            self._sleep_until(time.monotonic() + pause)
+            if self._closed:
+                return False
+            if self._seen():
+                return True
         return False
 
     def wait(self, timeout: float | None) -> bool:
@@ -315,9 +339,11 @@ class SQLiteChangeFeed:
         Every pause but the timer's first after a change (2 ms) listens: in a burst of commits
         a check finds one at nearly every pause, so the feed follows the burst at the timer's
         pace and the watch sleeps through it, as before; a lone commit a few milliseconds after
-        a change (an answer after its ask) is checked for at its notice."""
+        a change (an answer after its ask) is checked for at its notice. The first pause after
+        a commit of this store object listens too: its own commit tells of no burst of others,
+        and the next ask often follows an answer within 2 ms."""
         files = self._store.file_watch()
-        if files is None or self._interval > self.MIN_INTERVAL:
+        if files is None or self._interval > self.MIN_INTERVAL or self._own:
             return files
         return files if self._checked_for + self._interval >= self.AFTER_WRITE else None
 
@@ -338,9 +364,13 @@ class SQLiteChangeFeed:
                 return False
             if blocked:
                 if self._wait_for_notice(writes, pause):
-                    # Check at once, then on the timer for a moment (a commit's counter may
-                    # move just after its write), then wait for the next notice again.
+                    # Check at once and a few times shortly after, then on the timer for a
+                    # moment (a commit's counter may move just after its write), then wait
+                    # for the next notice again.
                     self._interval, self._checked_for = self.MIN_INTERVAL, 0.0
+                    if self._seen_after_notice(deadline):
+                        return True
+                    self._own = False  # the coming first pause follows a notice, not a commit
                 continue
             assert pause is not None  # the timer's pauses are never endless
             if self._timer_pause(writes, pause, files):
@@ -355,8 +385,9 @@ class SQLiteChangeFeed:
 
         A notice (from ``files``, armed before the last check) ends the pause early with a
         check. The notice can come before the commit's counter moves (the log is written before
-        the commit shows): then the feed listens again for the rest of the pause, and the check
-        after the pause covers the commit; never a longer wait than the timer's."""
+        the commit shows): the feed checks again a few times shortly after it, then listens
+        again for the rest of the pause, and the check after the pause covers the commit; never
+        a longer wait than the timer's."""
         ends = time.monotonic() + pause
         while files is not None:
             left = ends - time.monotonic()
@@ -365,7 +396,7 @@ class SQLiteChangeFeed:
             files.arm()  # before the check, as at every check
             with self._store._changed:
                 writes = self._store._writes_seen
-            if self._seen():
+            if self._seen_after_notice(ends):
                 return True
         self._sleep_until(ends)
         return False
