@@ -137,17 +137,17 @@ def _account_of(uid: int) -> str:
     return pwd.getpwuid(uid).pw_name
 
 
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+"""Made once: ``json.dumps`` with options makes an encoder at every call (every answer)."""
+
+
 def card_digest(questions: Sequence[Mapping[str, Any]]) -> str:
     """The digest of a card's questions (wire form): SHA-256 of their canonical JSON (keys
     sorted, no spaces, UTF-8), as ``sha256:<hex>``. The same questions give the same digest in
     any process and any version of Python."""
-    canonical = json.dumps(
-        [dict(question) for question in questions],
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    )
+    canonical = _CANONICAL.encode([dict(question) for question in questions])
     return DIGEST_PREFIX + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -157,16 +157,18 @@ def answered_by(
     *,
     who: str | None = None,
     at: float | None = None,
+    identity: tuple[str, str | None] | None = None,
 ) -> AnsweredBy:
     """The record of a settlement through ``door`` now (or at ``at``) of the card of
-    ``questions``. ``who`` names a known identity (a Jupyter user's); by default the
-    environment's (:func:`environment_identity`)."""
+    ``questions``. ``who`` names a known identity (a Jupyter user's); else ``identity``, the
+    ``(who, host)`` of :func:`environment_identity` read earlier; by default the environment's
+    now."""
     if who is not None:
         if not isinstance(who, str) or not who.strip():
             raise ValueError(f"who must name the answerer (a non-empty string), not {who!r}")
         name, host = who, None
     else:
-        name, host = environment_identity()
+        name, host = identity if identity is not None else environment_identity()
     return AnsweredBy(
         who=name,
         host=host,

@@ -41,6 +41,21 @@ async def test_a_request_becomes_a_card_and_the_answer_settles_it(svc, panel, vi
     assert view.errors == []
 
 
+async def test_answers_are_recorded_under_the_name_the_panel_shows(
+    svc, panel, view, monkeypatch
+) -> None:
+    # The panel read who answers through it when it was made (its ``answerer``); its answers
+    # are recorded under that name, not under a variable set later.
+    assert panel.answerer == "ada"
+    monkeypatch.setenv("IPYASK_USER", "bob")
+    task = await asked(svc, {"questions": [DB]})
+    key = only_key(panel)
+    view.answer(key, ("db", ["SQLite"]))
+    await task
+    await drain()
+    assert panel.records == ["**Answered** by ada in the panel: Which database? → **SQLite**"]
+
+
 async def test_a_batch_with_multi_select_other_and_skip(svc, panel, view) -> None:
     questions = [
         {

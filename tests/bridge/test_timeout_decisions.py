@@ -96,6 +96,24 @@ async def test_a_late_answer_records_who_gave_it_and_is_reported_late(
     )
 
 
+async def test_a_late_answer_is_recorded_under_the_name_the_panel_shows(
+    svc, agent, panel, view, clock, monkeypatch
+) -> None:
+    assert panel.answerer == "ada"  # read when the panel was made
+    monkeypatch.setenv("IPYASK_USER", "bob")
+    task = await timed(svc, agent, "reject")
+    key = only_key(panel)
+    clock.advance(2000)
+    await task
+    await drain()
+    view.answer(key, ("tool", ["Approve"]))
+    await drain()
+    late = svc.late_answer(agent, "c1")
+    assert late is not None and late.answered_by is not None
+    assert late.answered_by.who == "ada"
+    assert " by ada in the panel" in panel.records[-1]
+
+
 async def test_no_late_answer_is_recorded_for_a_call_the_timeout_did_not_decide(svc, agent) -> None:
     assert svc.record_late_answer(agent, "c9", AskUserQuestionAnswer(answers=[])) is None
     assert svc.late_answer(agent, "c9") is None

@@ -7,6 +7,7 @@ view exists is lost.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import Field, TypeAdapter, field_validator, model_validator
@@ -69,7 +70,20 @@ def sendable(text: str) -> str:
     return text if is_sendable(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+_TEXT = json.JSONEncoder(ensure_ascii=False, check_circular=False, allow_nan=True)
+"""Writes a JSON value's text as it is (a lone surrogate stays in it): one pass in C over a
+message, which the walk below makes in Python, item by item, at every view message."""
+
+
 def _unsendable_text(value: object) -> bool:
+    try:
+        text = _TEXT.encode(value)
+    except (TypeError, ValueError, RecursionError):  # not a JSON value: look at its parts
+        return _unsendable_part(value)
+    return not text.isascii() and not is_sendable(text)
+
+
+def _unsendable_part(value: object) -> bool:
     # Iterative: a view decides how deep its message nests.
     pending = [value]
     while pending:

@@ -40,7 +40,8 @@ class ContinuedCards:
     """The continued cards of one panel and the sessions they watch.
 
     ``widget`` is the panel; ``outcomes`` marks its cards, ``loop`` runs session events on the
-    loop the panel answers on.
+    loop the panel answers on; ``identity``: the ``(who, host)`` late answers are recorded under
+    (read from the environment at each one when ``None``).
     """
 
     def __init__(
@@ -49,8 +50,10 @@ class ContinuedCards:
         widget: QuestionWidget,
         outcomes: CardOutcomes,
         loop: AnswerLoop,
+        identity: tuple[str, str | None] | None = None,
     ) -> None:
         self._service = service
+        self._identity = identity
         self._widget = widget
         self._outcomes = outcomes
         self._loop = loop
@@ -101,7 +104,8 @@ class ContinuedCards:
         gave it through ``door``, having seen the card."""
         agent, call_id, decided = self._decided.pop(key)
         questions = self._widget.store.card(key).questions
-        by = answered_by(door, [question.to_wire() for question in questions])
+        wire = [question.to_wire() for question in questions]
+        by = answered_by(door, wire, identity=self._identity)
         self._service.record_late_answer(agent, call_id, answer, by)
         notice = Notice("answered-after-timeout", {"decision": decision_words(decided)})
         self._outcomes.mark(key, "answered", notice, answer, late=True, after_timeout=True, by=by)

@@ -76,7 +76,8 @@ class ViewMessageDispatcher:
 
     ``widget`` is the panel (its cards, and errors to its views); ``held`` its pending requests
     by card key; ``claims`` and ``continued`` its claim tracker and continued cards; ``inbox``
-    the cards of its store's open questions, if it has a store.
+    the cards of its store's open questions, if it has a store. ``identity``: the ``(who, host)``
+    its settlements are recorded under (read from the environment at each one when ``None``).
     """
 
     def __init__(
@@ -89,8 +90,10 @@ class ViewMessageDispatcher:
         door_of: Callable[[str], Door] | None = None,
         add_rules: AddRules | None = None,
         remove_rule: Callable[[str], None] | None = None,
+        identity: tuple[str, str | None] | None = None,
     ) -> None:
         self._widget = widget
+        self._identity = identity
         self._add_rules = add_rules
         self._remove_rule = remove_rule
         self._held = held
@@ -104,7 +107,8 @@ class ViewMessageDispatcher:
         or the panel the view belongs to (or ``door``), having seen its card."""
         if door is None:
             door = self._door_of(view_id) if self._door_of and view_id else "panel"
-        return answered_by(door, [question.to_wire() for question in held.questions])
+        questions = [question.to_wire() for question in held.questions]
+        return answered_by(door, questions, identity=self._identity)
 
     def handle(self, message: ViewMessage) -> None:
         """Act on ``message``; refusals and failures are reported to its view."""
