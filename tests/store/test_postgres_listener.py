@@ -6,12 +6,12 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import ipyask
+from helpers.server_processes import HAS_PROC, server_wakeups
 from ipyask.store import PostgresStore, Store, Terminal, open_store
 from ipyask.store._postgres import CHANNEL, session_channel
 from ipyask.testing import ManualClock, new_database
@@ -252,13 +252,7 @@ def test_a_claim_notifies_as_it_commits_without_the_listening_thread(
         store.close()
 
 
-def server_wakeups(pid: int) -> int:
-    """How many times the server process ``pid`` was switched to (Linux ``/proc``)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    return sum(int(line.split(":")[1]) for line in status.splitlines() if "ctxt_switches" in line)
-
-
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts wake-ups in /proc")
+@pytest.mark.skipif(not HAS_PROC, reason="counts wake-ups in /proc")
 def test_a_burst_of_commits_is_notified_once_and_wakes_no_other_session_s_listener(
     location: str, observer: Any
 ) -> None:

@@ -46,7 +46,7 @@ from ._records import (
     asked_event,
     claim_of,
 )
-from ._sql import SQLStore, queries
+from ._sql import SQLStore, _first_claims, queries
 
 if TYPE_CHECKING:
     import psycopg
@@ -354,6 +354,40 @@ class PostgresStore(SQLStore):
                 db.execute(self.QUERIES.insert_event, (session_id, body, session_id))
                 db.execute(*notify_statement({session_id}))
         return accepted(terminal)
+
+    def _resolve_questions(self, claims: list[tuple[str, Terminal]]) -> list[ClaimResult]:
+        # Two round trips whatever the batch's size, where one statement at a time made two per
+        # claim: BEGIN and every record's update go to the server in one pipeline (their rows
+        # name the sessions), then the sessions' locks, the ``answered`` events, the
+        # notification and COMMIT in another. The locks are taken in every batch's order (the
+        # records by id, then the sessions by id), and the transaction notifies itself.
+        first = _first_claims(claims)
+        order = sorted(first)
+        params = [self._settle_params(request_id, first[request_id]) for request_id in order]
+        bodies = {rid: self._to_json(answered_event(rid, first[rid])) for rid in order}
+        results: dict[str, ClaimResult] = {}
+        with self._lock:
+            db = self._db
+            with db.pipeline(), db.transaction():
+                updates = [db.execute(self.QUERIES.resolve_question, p) for p in params]
+                settled: list[tuple[str, str]] = []
+                for request_id, update in zip(order, updates, strict=True):
+                    row = update.fetchone()  # the first fetch sends the pipeline
+                    if row is None:
+                        found = self._select(self.QUERIES.by_id, (request_id,))
+                        results[request_id] = claim_of(found[0] if found else None)
+                    else:
+                        settled.append((str(row[0]), request_id))
+                        results[request_id] = accepted(first[request_id])
+                sessions = {session_id for session_id, _ in settled}
+                for session_id in sorted(sessions):
+                    db.execute(_LOCK_SESSION, (session_id,))
+                for session_id, request_id in settled:
+                    body = bodies[request_id]
+                    db.execute(self.QUERIES.insert_event, (session_id, body, session_id))
+                if sessions:
+                    db.execute(*notify_statement(sessions))
+        return self._in_claim_order(results, claims)
 
     def _to_json(self, value: Any) -> Any:
         return self._jsonb(value)

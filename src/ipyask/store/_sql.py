@@ -70,6 +70,14 @@ def queries(placeholder: str) -> Queries:
     )
 
 
+def _first_claims(claims: list[tuple[str, Terminal]]) -> dict[str, Terminal]:
+    """Each record a batch claims, with the terminal of its first claim."""
+    first: dict[str, Terminal] = {}
+    for request_id, terminal in claims:
+        first.setdefault(request_id, terminal)
+    return first
+
+
 def _repeats(claims: list[tuple[str, Terminal]]) -> list[tuple[str, bool]]:
     """Each claim's record id, and whether an earlier claim of the batch named it."""
     seen: set[str] = set()
@@ -262,9 +270,7 @@ class SQLStore(ABC):
         # Every batch takes its locks in one order (the records by id, then the sessions by
         # id), so two batches claiming the same records at once wait for each other instead of
         # deadlocking; a single claim takes one record's lock, then its session's.
-        first: dict[str, Terminal] = {}
-        for request_id, terminal in claims:
-            first.setdefault(request_id, terminal)
+        first = _first_claims(claims)
         results: dict[str, ClaimResult] = {}
         with self._write() as db:
             settled: list[tuple[str, str, Terminal]] = []
@@ -281,6 +287,12 @@ class SQLStore(ABC):
                 self._lock_session(db, session_id)
             for session_id, request_id, terminal in settled:
                 self._append(db, session_id, answered_event(request_id, terminal))
+        return self._in_claim_order(results, claims)
+
+    def _in_claim_order(
+        self, results: Mapping[str, ClaimResult], claims: list[tuple[str, Terminal]]
+    ) -> list[ClaimResult]:
+        """A batch's result per claim, in the claims' order (a repeat: ``already-resolved``)."""
         return [self._again(results[request_id], seen) for request_id, seen in _repeats(claims)]
 
     @staticmethod
