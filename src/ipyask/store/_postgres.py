@@ -324,6 +324,28 @@ class PostgresStore(SQLStore):
         listener.notify({record.session_id})
         return int(row[0])
 
+    def _insert_questions(self, records: list[QuestionRecord]) -> list[int | None]:
+        # As _insert_question, for several asks: BEGIN, the sessions' locks (in one order),
+        # one statement per ask and COMMIT in one pipeline, one round trip for all.
+        with self._lock:
+            listener = self._listener if self._listener and not self._listener.broken else None
+            if listener is None:
+                return super()._insert_questions(records)
+            params = [
+                (*self._question_row(r), r.session_id, r.session_id, self._to_json(asked_event(r)))
+                for r in records
+            ]
+            db = self._db
+            with db.pipeline(), db.transaction():
+                for session_id in sorted({r.session_id for r in records}):
+                    db.execute(_LOCK_SESSION, (session_id,))
+                inserts = [db.execute(_OPEN_QUESTION, row) for row in params]
+            rows = [cursor.fetchone() for cursor in inserts]
+        written = {r.session_id for r, row in zip(records, rows, strict=True) if row is not None}
+        if written:
+            listener.notify(written)
+        return [None if row is None else int(row[0]) for row in rows]
+
     def _to_json(self, value: Any) -> Any:
         return self._jsonb(value)
 
