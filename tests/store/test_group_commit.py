@@ -138,20 +138,26 @@ async def test_a_repeated_call_id_gets_the_first_record(location: str) -> None:
         assert [a.answers[0].selected for a in answers] == [["c1"], ["c1"], ["old"], ["c2"]]
 
 
+@pytest.mark.parametrize("with_feed", [True, False])
 def test_a_group_of_asks_is_one_transaction_with_a_position_each(
-    open_at: Callable[[], Store],
+    open_at: Callable[[], Store], with_feed: bool
 ) -> None:
     from ipyask.store._group_commit import new_record
 
     store: Any = open_at()
-    feed = store.changes()  # a PostgreSQL store with a listener writes in one pipeline
+    # A PostgreSQL store with a listener has it notify after the commit; one without notifies
+    # inside the transaction (both send the group in one pipeline).
+    watcher = open_at()
+    feed = (store if with_feed else watcher).changes()
     try:
         first, _ = store.open_question_at("s1", "c0", QUESTIONS, request_id="r0")
+        assert feed.wait(10)  # that commit's change
         records = [
             new_record("s1", call, QUESTIONS, request_id=rid, agent_id="a", assignee=None)
             for call, rid in [("c1", "r1"), ("c0", "r2"), ("c2", "r3"), ("c1", "r4")]
         ]
         assert store.open_questions_at(records) == [1, None, 2, None]
+        assert feed.wait(10)  # the group's commit was told
         assert [e["id"] for e in asked_events(store, "s1")] == ["r0", "r1", "r3"]
         assert store.question("r2") is None and store.question("r4") is None
         assert store.question_for_call("s1", "c0").id == first.id
