@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import ipyask
-from ipyask.store import Store, StoreUnavailableError, open_store
+from ipyask.store import Store, StoreUnavailableError, Terminal, open_store
 
 QUESTIONS = [{"id": "q1", "question": "Deploy?", "options": [{"label": "Yes"}, {"label": "No"}]}]
 
@@ -252,3 +252,31 @@ async def test_asks_outside_a_turn_are_refused_each(location: str) -> None:
         assert [getattr(r, "code", None) for r in results] == ["OUTSIDE_TURN"] * 3
         assert len({id(r) for r in results}) == 3  # each asker its own error
         assert writes == [] and agent.store.pending_questions() == []
+
+
+def test_the_watch_follows_an_ask_only_until_it_reads_past_its_event(store: Store) -> None:
+    """An ask written together with others may be committed before its waiter exists: the
+    store watch answers for it only while it has handed on no event after the ask's own
+    (else the asker reads its record, which an answer read meanwhile has settled)."""
+    from ipyask._durable import _StoreWatch, _Waiter
+    from ipyask._session import Session
+
+    store.append_event("s", {"type": "turn/start", "turn": 1})
+    session = Session("s", store=store)
+    watch = _StoreWatch(store, lambda events: None)
+    loop = asyncio.new_event_loop()
+    try:
+        _, first = store.open_question_at("s", "c1", QUESTIONS, request_id="r1")
+        _, second = store.open_question_at("s", "c2", QUESTIONS, request_id="r2")
+        session.sync()
+        assert first == 1 and second == 2
+        assert not watch.add(_Waiter(loop, session), first)  # the first subscribes: it reads
+        assert watch.add(_Waiter(loop, session), second)  # nothing after it handed on yet
+        _, third = store.open_question_at("s", "c3", QUESTIONS, request_id="r3")
+        store.resolve_question("r3", Terminal(outcome="cancelled"))
+        watch._read_now()  # the watch reads the session (its asked and answered events)
+        assert not watch.add(_Waiter(loop, session), third)  # the answer went by: it reads
+        assert not watch.add(_Waiter(loop, session), None)  # an earlier ask's record: it reads
+    finally:
+        watch.stop()
+        loop.close()
