@@ -34,9 +34,13 @@ def _request(call_id: str) -> dict[str, object]:
 
 def _counted(store: Any) -> Callable[[], dict[str, Any]]:
     """What this process costs the store from now on, read by the returned function: write
-    transactions (SQLite: commits through the store object), reads of a session's log, checks
-    of a SQLite change feed (every feed's, summed), CPU seconds of every thread."""
-    counts = {"reads": 0, "writes": 0, "inserts": 0, "insert_batches": 0}
+    transactions (SQLite: commits through the store object) and writes of asks (alone, in
+    groups), reads of a session's log, each with the seconds spent in them (waits for the
+    write lock included), and CPU seconds of every thread."""
+    counts: dict[str, float] = {}
+    for key in ("reads", "writes", "inserts", "insert_batches"):
+        counts[key] = counts[f"{key}_s"] = 0
+    del counts["writes_s"]  # a context manager: the time is in the body, not the call
     started_cpu = time.process_time()
     commits = getattr(store, "_local_changes", None)
 
@@ -45,7 +49,12 @@ def _counted(store: Any) -> Callable[[], dict[str, Any]]:
 
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             counts[key] += 1
-            return method(*args, **kwargs)
+            started = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                if f"{key}_s" in counts:
+                    counts[f"{key}_s"] += time.perf_counter() - started
 
         setattr(store, name, wrapped)
 
