@@ -73,8 +73,6 @@ class AskGroup:
         self._lock = threading.Lock()
         self._queue: list[_Ask] = []
         self._writing = False
-        self.transactions = 0
-        """How many write transactions the group ran (each wrote one or more asks)."""
 
     def submit(
         self, record: QuestionRecord, check: Callable[[], None] | None = None
@@ -120,7 +118,6 @@ class AskGroup:
                 self._write_alone(ask)
             return
         try:
-            self.transactions += 1
             positions = store.open_questions_at([ask.record for ask in group])
         except StoreUnavailableError as error:  # the store's state, not one ask's
             for ask in group:
@@ -152,7 +149,6 @@ class AskGroup:
 
     def _write_alone(self, ask: _Ask) -> None:
         record = ask.record
-        self.transactions += 1
         try:
             written = self._store.open_question_at(
                 record.session_id,
