@@ -209,7 +209,9 @@ async def test_a_store_fault_reaches_every_ask_of_the_group(location: str) -> No
         assert store.pending_questions() == []
 
 
-async def test_asks_started_together_read_their_session_once(location: str) -> None:
+async def test_asks_started_together_read_their_session_once_for_the_turn_check(
+    location: str,
+) -> None:
     async with ipyask.connect(location, agent="worker") as agent:
         store: Any = agent.store
         reads: list[str] = []
@@ -233,25 +235,18 @@ async def test_asks_started_together_read_their_session_once(location: str) -> N
             for record in pending:
                 service.respond(None, record.id, picked(record.call_id))
             await asyncio.wait_for(asyncio.gather(*asks), 30)
+            # Once another process ended the turn, each ask of a group is refused on its own.
+            answerer.append_event("worker", {"type": "turn/end", "turn": 1})
+            writes = writes_of(store)
+            refused = await asyncio.gather(
+                *(agent.ask(request(f"d{i}"), call_id=f"d{i}") for i in range(3)),
+                return_exceptions=True,
+            )
+            assert [getattr(r, "code", None) for r in refused] == ["OUTSIDE_TURN"] * 3
+            assert len({id(r) for r in refused}) == 3  # each asker its own error
+            assert writes == [] and answerer.pending_questions() == []
         finally:
             answerer.close()
-
-
-async def test_asks_outside_a_turn_are_refused_each(location: str) -> None:
-    async with ipyask.connect(location, agent="worker") as agent:
-        other = open_store(location)
-        try:
-            other.append_event("worker", {"type": "turn/end", "turn": 1})
-        finally:
-            other.close()
-        writes = writes_of(agent.store)
-        results = await asyncio.gather(
-            *(agent.ask(request(f"c{i}"), call_id=f"c{i}") for i in range(3)),
-            return_exceptions=True,
-        )
-        assert [getattr(r, "code", None) for r in results] == ["OUTSIDE_TURN"] * 3
-        assert len({id(r) for r in results}) == 3  # each asker its own error
-        assert writes == [] and agent.store.pending_questions() == []
 
 
 def test_the_watch_follows_an_ask_only_until_it_reads_past_its_event(store: Store) -> None:
