@@ -19,6 +19,8 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import ipyask
 
@@ -30,8 +32,50 @@ def _request(call_id: str) -> dict[str, object]:
     return {"questions": [question], "callId": call_id}
 
 
+def _counted(store: Any) -> Callable[[], dict[str, Any]]:
+    """What this process costs the store from now on, read by the returned function: write
+    transactions (SQLite: commits through the store object) and writes of asks (alone, in
+    groups), reads of a session's log, each with the seconds spent in them (waits for the
+    write lock included), and CPU seconds of every thread."""
+    counts: dict[str, float] = {}
+    for key in ("reads", "writes", "inserts", "insert_batches"):
+        counts[key] = counts[f"{key}_s"] = 0
+    del counts["writes_s"]  # a context manager: the time is in the body, not the call
+    started_cpu = time.process_time()
+    commits = getattr(store, "_local_changes", None)
+
+    def counting(name: str, key: str) -> None:
+        method = getattr(store, name)
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            counts[key] += 1
+            started = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                if f"{key}_s" in counts:
+                    counts[f"{key}_s"] += time.perf_counter() - started
+
+        setattr(store, name, wrapped)
+
+    counting("read_events", "reads")
+    counting("_write", "writes")
+    counting("_insert_question", "inserts")
+    if hasattr(store, "_insert_questions"):
+        counting("_insert_questions", "insert_batches")
+
+    def read() -> dict[str, Any]:
+        found: dict[str, Any] = {**counts, "cpu_s": time.process_time() - started_cpu}
+        if commits is not None:
+            found["commits"] = store._local_changes - commits
+        return found
+
+    return read
+
+
 async def ask(location: str, agent: str, count: int) -> None:
     async with ipyask.connect(location, agent=agent) as connection:
+        counts = _counted(connection.store)
         print("ready", flush=True)
         await asyncio.to_thread(sys.stdin.readline)  # asking starts in every process at once
         ids = [f"{agent}-{i}" for i in range(count)]
@@ -39,7 +83,8 @@ async def ask(location: str, agent: str, count: int) -> None:
         own = all(a.answers[0].selected == [i] for a, i in zip(answers, ids, strict=True))
         records = [connection.store.question_for_call(agent, i) for i in ids]
         found = [r.id for r in records if r is not None]
-        print(json.dumps({"ok": own, "answers": len(answers), "ids": found}), flush=True)
+        report = {"ok": own, "answers": len(answers), "ids": found, **counts()}
+        print(json.dumps(report), flush=True)
 
 
 async def roundtrip(location: str) -> None:

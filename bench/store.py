@@ -22,8 +22,10 @@
   answers, each process's record ids are those the inbox answered (none missing, none twice),
   and each session holds exactly one ``asked`` and one ``answered`` event per question, for the
   same ids.
-  Reported: time to ask (the processes start and connect first, then ask at one signal), to
-  answer all, until every process has its answers; store size (SQLite: the file and its WAL
+  Reported: time to ask (the processes start and connect first, then ask at one signal; this
+  process counts the open questions five times a second until all are there), to answer all,
+  until every process has its answers; each agent process's write transactions, reads of its
+  session log and CPU time (means); store size (SQLite: the file and its WAL
   while the inbox is open, and the file once every connection closed).
 
 PostgreSQL runs in a throw-away cluster (``ipyask.testing.throwaway_postgres``).
@@ -32,12 +34,13 @@ PostgreSQL runs in a throw-away cluster (``ipyask.testing.throwaway_postgres``).
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -313,6 +316,25 @@ def _size(location: str) -> dict[str, int]:
     }
 
 
+_OPEN_COUNT = "SELECT count(*) FROM ipyask_questions WHERE outcome IS NULL"
+
+
+@contextmanager
+def _open_count(location: str) -> Iterator[Callable[[], int]]:
+    """A function that counts the store's open questions (one query on its own connection)."""
+    if location.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(location, autocommit=True) as pg:
+            yield lambda: int(pg.execute(_OPEN_COUNT).fetchone()[0])  # type: ignore[index]
+        return
+    db = sqlite3.connect(location, timeout=30)
+    try:
+        yield lambda: int(db.execute(_OPEN_COUNT).fetchone()[0])
+    finally:
+        db.close()
+
+
 def _events_match(store: Store, session: str, ids: list[str]) -> bool:
     """Whether the session's log holds one ``asked`` and one ``answered`` event per id, the
     answer picking the question's own label, and nothing else of the kind."""
@@ -361,13 +383,18 @@ def _inbox_run(
         assert agent.stdin is not None
         agent.stdin.write("go\n")
         agent.stdin.flush()
-    while len(pending := store.pending_questions()) < total:
-        time.sleep(0.2)
-        if any(agent.poll() is not None for agent in agents):
-            raise RuntimeError("an agent process ended before its questions were answered")
-        if time.monotonic() - started > 600:
-            raise RuntimeError(f"only {len(pending)} of {total} questions arrived")
+    # Counted, not read: reading every open record costs about 0.2 s of CPU a look at 10,000
+    # (on the machine the agents share); the records are read, and checked by ids, once all
+    # are there.
+    with _open_count(location) as count:
+        while (arrived := count()) < total:
+            time.sleep(0.2)
+            if any(agent.poll() is not None for agent in agents):
+                raise RuntimeError("an agent process ended before its questions were answered")
+            if time.monotonic() - started > 600:
+                raise RuntimeError(f"only {arrived} of {total} questions arrived")
     asked_s = time.monotonic() - started
+    pending = store.pending_questions()
     started = time.monotonic()
     accepted = _answer_all(store, pending)
     answer_s = time.monotonic() - started
@@ -389,6 +416,7 @@ def _inbox_run(
             _events_match(store, f"w{n}", report["ids"]) for n, report in enumerate(reports)
         ),
         "still_pending": len(store.pending_questions()),
+        "per_process": _per_process(reports),
         **_size(location),
     }
     result["none_lost_or_duplicated"] = (
@@ -403,6 +431,13 @@ def _inbox_run(
         # The last connection to close checkpoints the WAL into the file and removes it.
         result["closed_store_bytes"] = _size_closed(Path(location))
     return result
+
+
+def _per_process(reports: list[dict[str, Any]]) -> dict[str, float]:
+    """The mean of each count an agent process reported of itself (``bench._store_worker``)."""
+    keys = sorted({key for report in reports for key, value in report.items()
+                   if isinstance(value, (int, float)) and not isinstance(value, bool)})  # fmt: skip
+    return {key: sum(r.get(key, 0) for r in reports) / len(reports) for key in keys}
 
 
 def _size_closed(path: Path) -> int:
@@ -474,7 +509,30 @@ def run_long_waits(settings: Settings) -> Result:
     return result
 
 
-if __name__ == "__main__":
+def run_inbox(processes: int, per_process: int, only: Collection[str] = ()) -> Result:
+    """Only the *one inbox, many processes* rows (``python -m bench.store --inbox [PROCESSES
+    PER_PROCESS] [sqlite] [postgres]``; 50 x 200 on each store as in :func:`run` by default)."""
+    result: Result = {"backends": {}}
+    with _backends() as backends:
+        for name, fresh in backends.items():
+            if only and name not in only:
+                continue
+            log(f"store: {processes * per_process:,} pending from {processes} processes ({name})")
+            result["backends"][name] = _inbox(fresh(), processes, per_process)
+    return result
+
+
+def _main(argv: list[str]) -> None:
+    if "--inbox" in argv:
+        sizes = [int(a) for a in argv[argv.index("--inbox") + 1 :][:2] if a.isdigit()]
+        processes, per_process = (sizes + [50, 200][len(sizes) :])[:2]
+        only = {a for a in argv if a in ("sqlite", "postgres")}
+        print(json.dumps(run_inbox(processes, per_process, only), indent=1))
+        return
     # The round-trip rows alone, printed as JSON: the cheapest measure of the inbox's path.
-    found = run_round_trips(Settings(quick="--quick" in sys.argv))["roundtrip"]
+    found = run_round_trips(Settings(quick="--quick" in argv))["roundtrip"]
     print(json.dumps({k: found[k] for k in ("stats", "ratios")}, indent=1))
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

@@ -14,8 +14,10 @@ import asyncio
 import logging
 import threading
 import uuid
+from asyncio import wrap_future
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -48,6 +50,7 @@ from .store import (
     Terminal,
 )
 from .store._follow import Subscription, follower_of
+from .store._group_commit import group_of, new_record
 from .store._records import accepted, asked_event, claim_of
 
 __all__ = [
@@ -89,6 +92,14 @@ def _checked_answer(
         questions = [AskUserQuestionItem.model_validate(q) for q in record.questions]
         check_batch(questions, batch, record.call_id)
     return Terminal(outcome="answered", answer=batch.to_wire(), answered_by=by)
+
+
+def _in_turn(session: Session) -> None:
+    """Refuse (``OUTSIDE_TURN``) a durable ask while ``session`` has no open turn, as its log
+    says now (brought up to date from its store first)."""
+    session.sync()
+    if not has_open_turn(session.events):
+        raise UserQuestionError.of("OUTSIDE_TURN")
 
 
 def has_open_turn(events: tuple[SessionEvent, ...]) -> bool:
@@ -221,6 +232,44 @@ class StoreBook:
             agent_id=agent_id,
             assignee=assignee,
         )
+        return self._taken_in(session, record, seq)
+
+    async def open_together(
+        self,
+        call_id: str,
+        questions: list[dict[str, Any]],
+        agent_id: str | None,
+        assignee: str | None = None,
+        *,
+        check: Callable[[], None] | None = None,
+    ) -> tuple[QuestionRecord, int | None]:
+        """As :meth:`open`, written together with this process's other asks on the store that
+        are in flight (:mod:`ipyask.store._group_commit`); also the position of the ``asked``
+        event it wrote (``None``: the call had a record already). Returns once the record is
+        committed. ``check`` runs before the write and may refuse it (see
+        :meth:`~ipyask.store._group_commit.AskGroup.submit`)."""
+        session = self._session()
+        group = group_of(self.store)
+        record = new_record(
+            session.id,
+            call_id,
+            questions,
+            request_id=str(uuid.uuid4()),
+            agent_id=agent_id,
+            assignee=assignee,
+        )
+        done, lead = group.submit(record, check)
+        if lead:
+            try:
+                await asyncio.sleep(0)  # the asks started with this one (a gather) join it
+            finally:
+                group.drain()  # even when cancelled: the asks queued behind it wait for it
+        # Shielded: a cancelled asker must not cancel the result the leader sets.
+        record, seq = done.result() if done.done() else await asyncio.shield(wrap_future(done))
+        return self._taken_in(session, record, seq), seq
+
+    @staticmethod
+    def _taken_in(session: Session, record: QuestionRecord, seq: int | None) -> QuestionRecord:
         if seq is None:  # recorded before: nothing written now
             return record
         try:  # the log takes the event this wrote, without reading it back
@@ -360,15 +409,20 @@ class DurableAsks:
     async def ask(self, agent: Agent, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """The durable branch of ``ask`` (the request is already validated)."""
         session = agent.session
-        session.sync()
-        if not has_open_turn(session.events):
-            raise UserQuestionError.of("OUTSIDE_TURN")
         call_id = request.durable_call_id
         assert call_id is not None
         # ``open`` finds the call's record when there is one (in the store: in the same
         # transaction), so asking does not read it first.
         questions = [item.to_wire() for item in request.questions]
-        record = self.book(session).open(call_id, questions, agent.id, request.assignee)
+        book = self.book(session)
+        seq: int | None = None
+        if isinstance(book, StoreBook):  # a process's concurrent asks share a transaction
+            record, seq = await book.open_together(
+                call_id, questions, agent.id, request.assignee, check=partial(_in_turn, session)
+            )
+        else:
+            _in_turn(session)
+            record = book.open(call_id, questions, agent.id, request.assignee)
         if record.terminal is not None:
             return _settled(record)
         with self._lock:
@@ -379,7 +433,7 @@ class DurableAsks:
             else:
                 start = False
         if start:
-            self._start(waiter, agent, request, record)
+            self._start(waiter, agent, request, record, seq)
         return await asyncio.shield(waiter.future)
 
     def _start(
@@ -388,7 +442,10 @@ class DurableAsks:
         agent: Agent,
         request: AskUserQuestionRequest,
         record: QuestionRecord,
+        seq: int | None = None,
     ) -> None:
+        """Start answering ``record`` (its ``asked`` event at ``seq`` in the session, if this
+        ask wrote it)."""
         request_id = record.id
         waiter.future.add_done_callback(lambda _: self._forget(request_id))
         forwarded = request.model_copy(
@@ -404,7 +461,7 @@ class DurableAsks:
             # On a store the shared inbox is the last answerer: a question no answerer here
             # claims waits there for any process connected to the store.
             last = _wait_in_inbox
-            if not self._watch(store).add(waiter):
+            if not self._watch(store).add(waiter, seq):
                 self._settle_if_answered(store, waiter, request_id)
         else:
             last = _no_answerer
@@ -688,13 +745,21 @@ class _StoreWatch:
         self._subscribing = False
         self._stopped = False
 
-    def add(self, waiter: _Waiter) -> bool:
-        """Follow ``waiter``'s session; whether the watch followed it already (its feed was
-        open and listening for the session before the waiter's question was recorded, so every
-        later change of the session is read: the caller need not look for an answer itself)."""
+    def add(self, waiter: _Waiter, seq: int | None = None) -> bool:
+        """Follow ``waiter``'s session; whether the watch followed it already and will hand on
+        every event after the waiter's ``asked`` event (at ``seq``) from now on: its feed is
+        open and listening for the session, and it has handed on no event after that one yet
+        (an ask written together with others may be committed before its waiter exists, and
+        the watch may have read the session meanwhile). Then the caller need not look for an
+        answer itself."""
         with self._lock:
-            followed = self._unsubscribe is not None and any(
-                w.session is waiter.session for w in self._waiters
+            handed = self._read.get(id(waiter.session))
+            followed = (
+                self._unsubscribe is not None
+                and seq is not None
+                and handed is not None
+                and handed <= seq + 1
+                and any(w.session is waiter.session for w in self._waiters)
             )
             self._waiters.add(waiter)
             self._read.setdefault(id(waiter.session), len(waiter.session.events))

@@ -8,6 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -286,17 +287,17 @@ async def test_an_answer_committed_before_the_asker_watches_is_not_missed(
 
     svc, agent = asker(open_at())
     inbox = open_at()
-    record_and_sync = StoreBook.open
+    record_and_sync = StoreBook.open_together
 
-    def answered_at_once(self: StoreBook, *args: object) -> object:
-        record = record_and_sync(self, *args)  # type: ignore[arg-type]
+    async def answered_at_once(self: StoreBook, *args: Any, **kwargs: Any) -> object:
+        record, seq = await record_and_sync(self, *args, **kwargs)
         inbox.resolve_question(record.id, answered())  # the inbox is faster than the asker
         self.store.read_events("agent")
         assert self.session is not None
         self.session.sync()
-        return record
+        return record, seq
 
-    monkeypatch.setattr(StoreBook, "open", answered_at_once)
+    monkeypatch.setattr(StoreBook, "open_together", answered_at_once)
     assert (await asyncio.wait_for(svc.ask(request(agent)), 10)).to_wire() == YES
     await svc.aclose()
 

@@ -389,6 +389,31 @@ class PostgresStore(SQLStore):
                     db.execute(*notify_statement(sessions))
         return self._in_claim_order(results, claims)
 
+    def _insert_questions(self, records: list[QuestionRecord]) -> list[int | None]:
+        # As _insert_question, for several asks: BEGIN, the sessions' locks (in one order),
+        # one statement per ask and COMMIT in one pipeline, one round trip for all. Without a
+        # listener the transaction notifies the group's sessions itself (a session whose asks
+        # were all repeats is notified too: its feeds read it once for nothing).
+        with self._lock:
+            listener = self._listener if self._listener and not self._listener.broken else None
+            params = [
+                (*self._question_row(r), r.session_id, r.session_id, self._to_json(asked_event(r)))
+                for r in records
+            ]
+            sessions = sorted({r.session_id for r in records})
+            db = self._db
+            with db.pipeline(), db.transaction():
+                for session_id in sessions:
+                    db.execute(_LOCK_SESSION, (session_id,))
+                inserts = [db.execute(_OPEN_QUESTION, row) for row in params]
+                if listener is None:
+                    db.execute(*notify_statement(sessions))
+            rows = [cursor.fetchone() for cursor in inserts]
+        written = {r.session_id for r, row in zip(records, rows, strict=True) if row is not None}
+        if listener is not None and written:
+            listener.notify(written)
+        return [None if row is None else int(row[0]) for row in rows]
+
     def _to_json(self, value: Any) -> Any:
         return self._jsonb(value)
 

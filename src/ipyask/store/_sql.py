@@ -243,6 +243,29 @@ class SQLStore(ABC):
                 return None
             return self._append_body(db, record.session_id, body)
 
+    def open_questions_at(self, records: Sequence[QuestionRecord]) -> list[int | None]:
+        """Write ``records`` (new asks, built by the caller) in one write transaction: each
+        inserted with its ``asked`` event as :meth:`open_question_at` inserts one, in order;
+        the position of each one's event, or ``None`` for a record whose call the session had
+        already (nothing written for it: :meth:`question_for_call` finds the first record)."""
+        records = list(records)
+        if not records:
+            return []
+        return self._attempt(lambda: self._insert_questions(records))
+
+    def _insert_questions(self, records: list[QuestionRecord]) -> list[int | None]:
+        rows = [(self._question_row(r), self._to_json(asked_event(r))) for r in records]
+        positions: list[int | None] = []
+        with self._write() as db:
+            for session_id in sorted({r.session_id for r in records}):  # one lock order
+                self._lock_session(db, session_id)
+            for record, (row, body) in zip(records, rows, strict=True):
+                inserted = db.execute(self.QUERIES.insert_question, row).rowcount == 1
+                positions.append(
+                    self._append_body(db, record.session_id, body) if inserted else None
+                )
+        return positions
+
     def _asked_before(self, session_id: str, call_id: str) -> QuestionRecord:
         """The record a call's earlier ask committed (records are never deleted)."""
         found = self._select(self.QUERIES.by_call, (session_id, call_id))
