@@ -221,26 +221,28 @@ def test_a_transaction_notifies_each_session_once_on_each_channel(
         store.close()
 
 
-def test_a_claim_notifies_as_it_commits_without_the_listening_thread(
+def test_an_ask_and_a_claim_notify_as_they_commit_without_the_listening_thread(
     location: str, observer: Any
 ) -> None:
-    """A claim sends its notification in its own transaction: the waiting agent's listener
-    hears it as the claim commits, not after the claimer's listening thread wakes and sends
+    """An ask and a claim send their notifications in their own transactions: the other side's
+    listener hears each as it commits, not after the writer's listening thread wakes and sends
     a statement of its own."""
     store = PostgresStore(location)
     feed = store.changes()  # the store listens (and would send notifications from its thread)
     listener = store._listener
     assert listener is not None
+    observer.execute(f'LISTEN "{session_channel("s1")}"')
+    observer.execute(f"LISTEN {CHANNEL}")
+    expected = sorted([(CHANNEL, "s1"), (session_channel("s1"), "s1")])
     try:
-        record, _ = store.open_question("s1", "c1", [{"id": "q"}], request_id="r1")
-        assert eventually(lambda: listener.sent == 1)  # the ask's, sent by the thread
-        observer.execute(f'LISTEN "{session_channel("s1")}"')
-        observer.execute(f"LISTEN {CHANNEL}")
         with listener.changed:  # its thread cannot send meanwhile
+            record, _ = store.open_question("s1", "c1", [{"id": "q"}], request_id="r1")
+            heard = [(n.channel, n.payload) for n in observer.notifies(timeout=2.0, stop_after=2)]
+            assert sorted(heard) == expected
             assert store.resolve_question(record.id, answered("yes")).status == "accepted"
             heard = [(n.channel, n.payload) for n in observer.notifies(timeout=2.0, stop_after=2)]
-        assert sorted(heard) == sorted([(CHANNEL, "s1"), (session_channel("s1"), "s1")])
-        assert listener.sent == 1  # the claim's came with its commit
+            assert sorted(heard) == expected
+        assert listener.sent == 0  # both came with their commits
         again = store.resolve_question(record.id, answered("no"))
         assert again.status == "already-resolved" and again.answer == answered("yes").answer
         assert [e["type"] for _, e in store.read_events("s1")] == [

@@ -313,25 +313,7 @@ class PostgresStore(SQLStore):
         return seq
 
     def _insert_question(self, record: QuestionRecord) -> int | None:
-        # One round trip where a listener sends the notification: BEGIN, the session's lock,
-        # the statement that inserts the record and its event, and COMMIT go to the server in
-        # one pipeline. The insert is a statement of its own after the lock: it reads the
-        # session's last position in a snapshot taken once the lock is held.
-        with self._lock:
-            listener = self._listener if self._listener and not self._listener.broken else None
-            if listener is None:  # the transaction notifies itself, as every write does
-                return super()._insert_question(record)
-            params = (*self._question_row(record), record.session_id, record.session_id)
-            body = self._to_json(asked_event(record))
-            db = self._db
-            with db.pipeline(), db.transaction():
-                db.execute(_LOCK_SESSION, (record.session_id,))
-                inserted = db.execute(_OPEN_QUESTION, (*params, body))
-            row = inserted.fetchone()
-        if row is None:
-            return None
-        listener.notify({record.session_id})
-        return int(row[0])
+        return self._insert_questions([record])[0]
 
     def _resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
         # Two round trips: BEGIN and the update that settles the record (it names the
@@ -390,28 +372,27 @@ class PostgresStore(SQLStore):
         return self._in_claim_order(results, claims)
 
     def _insert_questions(self, records: list[QuestionRecord]) -> list[int | None]:
-        # As _insert_question, for several asks: BEGIN, the sessions' locks (in one order),
-        # one statement per ask and COMMIT in one pipeline, one round trip for all. Without a
-        # listener the transaction notifies the group's sessions itself (a session whose asks
-        # were all repeats is notified too: its feeds read it once for nothing).
+        # One round trip for a group of asks: BEGIN, the sessions' locks (in one order), one
+        # statement per ask (each reads its session's last position once the lock is held),
+        # the notification and COMMIT go to the server in one pipeline. The transaction
+        # notifies its sessions itself, not through the listening connection's thread: the
+        # inbox hears of the ask as it commits, without that thread's wake-up and statement in
+        # between; a process's concurrent asks are one group, so a burst of asks is one
+        # notifying commit. A session whose asks were all repeats is notified too (its feeds
+        # read it once for nothing).
+        params = [
+            (*self._question_row(r), r.session_id, r.session_id, self._to_json(asked_event(r)))
+            for r in records
+        ]
+        sessions = sorted({r.session_id for r in records})
         with self._lock:
-            listener = self._listener if self._listener and not self._listener.broken else None
-            params = [
-                (*self._question_row(r), r.session_id, r.session_id, self._to_json(asked_event(r)))
-                for r in records
-            ]
-            sessions = sorted({r.session_id for r in records})
             db = self._db
             with db.pipeline(), db.transaction():
                 for session_id in sessions:
                     db.execute(_LOCK_SESSION, (session_id,))
                 inserts = [db.execute(_OPEN_QUESTION, row) for row in params]
-                if listener is None:
-                    db.execute(*notify_statement(sessions))
+                db.execute(*notify_statement(sessions))
             rows = [cursor.fetchone() for cursor in inserts]
-        written = {r.session_id for r, row in zip(records, rows, strict=True) if row is not None}
-        if listener is not None and written:
-            listener.notify(written)
         return [None if row is None else int(row[0]) for row in rows]
 
     def _to_json(self, value: Any) -> Any:
