@@ -38,7 +38,13 @@ class WireModel(BaseModel):
     )
 
     def model_post_init(self, context: Any, /) -> None:
-        share_field_names(self)
+        # The common case inline (every model made, a view message's three at each answer): a
+        # set already shared for these names.
+        shared = FIELD_NAME_SETS.get(frozenset(self.__pydantic_fields_set__))
+        if shared is not None:
+            object.__setattr__(self, "__pydantic_fields_set__", shared)
+        else:
+            share_field_names(self)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         copied = super().model_copy(update=update, deep=deep)

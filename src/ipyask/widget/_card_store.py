@@ -58,6 +58,9 @@ _PENDING_END = '"status":"pending"}'
 other, the last field of its text (:meth:`Card.to_wire`). Only a member of the top object can end
 a text so (inside a string, these quotes would be escaped)."""
 
+_PENDING_START = -len(_PENDING_END)
+"""Where that end starts, from the end of the text."""
+
 
 def _dump(value: object) -> str:
     return _ENCODER.encode(value)
@@ -261,14 +264,19 @@ class CardStore:
         unknown = fields.keys() - SETTLED_FIELDS
         if unknown:
             raise ValueError(f"a settlement does not set {sorted(unknown)}")
-        if fields.get("status") is None:
+        if "status" not in fields or fields["status"] is None:
             raise ValueError("a settlement sets the card's status")
         text = self._texts[key]
-        ending = {name: fields[name] for name in SETTLED_FIELDS if fields.get(name) is not None}
+        # Membership and indexing, not ``get``: this runs for every settled question.
+        ending = {
+            name: fields[name]
+            for name in SETTLED_FIELDS
+            if name in fields and fields[name] is not None
+        }
         wire: WireCard
         if text.endswith(_PENDING_END):
             # A pending card (most settled cards were): its status is its only settlement field.
-            text = text[: len(text) - len(_PENDING_END)] + _dump(ending)[1:]
+            text = text[:_PENDING_START] + _dump(ending)[1:]
             wire = _load(text)
         else:
             wire = _load(text)
@@ -350,6 +358,8 @@ class CardStore:
 
     def created_names(self) -> list[str]:
         """The page entries made since this was last called (to sync from now on)."""
+        if not self._live.created and not self._history.created:  # most changes make none
+            return []
         names = [*self._live.created, *self._history.created]
         self._live.created.clear()
         self._history.created.clear()

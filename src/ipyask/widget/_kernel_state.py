@@ -40,6 +40,12 @@ def refuse_view_state(
     (of every synced trait when it names none readably), after ``before_reply()``; any other
     message is dropped. ``lock`` is held while the state is read.
     """
+    if type(msg) is dict:  # the usual case, a view's custom message: no call per level
+        content = msg["content"] if "content" in msg else None
+        data = content["data"] if type(content) is dict and "data" in content else None
+        method = data["method"] if type(data) is dict and "method" in data else None
+        if type(method) is str and method in _PASSED_ON:
+            return False
     content = msg.get("content") if isinstance(msg, dict) else None
     data = content.get("data") if isinstance(content, dict) else None
     method = data.get("method") if isinstance(data, dict) else None

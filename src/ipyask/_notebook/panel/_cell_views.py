@@ -129,6 +129,8 @@ class CellViews:
                 self._by_key[key] = view
 
     def _view_of(self, key: object) -> CellView | None:
+        if not self._by_key:  # no cell view holds a card (most panels): nothing to look up
+            return None
         view = self._by_key.get(key) if isinstance(key, str) else None
         return view if view is not None and view.comm is not None else None  # not closed
 

@@ -12,6 +12,7 @@ import asyncio
 import math
 import secrets
 from collections.abc import Awaitable, Mapping
+from asyncio.events import _get_running_loop as _running_loop  # None off a loop, no raise
 from functools import partial
 from typing import Any
 
@@ -253,7 +254,7 @@ class QuestionPanel(QuestionWidget):
             held.key,
             "answered",
             answer=answer,
-            questions=held.questions,
+            questions=held.request.questions,
             by=held.settlement.answered_by,
         )
 
@@ -362,6 +363,9 @@ class QuestionPanel(QuestionWidget):
         # its own loop on a worker thread), else on the loop the panel last answered on.
         held = self._held.get(getattr(message, "key", ""))
         loop = held.settlement.loop if held is not None else self._answer_loop.current
+        if loop is not None and loop is _running_loop():  # already there: no callback to make
+            self._dispatcher.handle(message)
+            return
         call_on(loop, lambda: self._dispatcher.handle(message))
 
     # -- lifetime ----------------------------------------------------------------------------
