@@ -27,6 +27,15 @@ _PASSED_ON = frozenset({"custom", "request_state"})
 """Comm methods that ipywidgets handles: messages to the model, and a view asking for state."""
 
 
+def _passed_on(msg: object) -> bool:
+    """Whether ``msg`` is a dict whose ``content.data.method`` ipywidgets handles: read without a
+    call per level, as every view message (each answer) is."""
+    content = msg["content"] if type(msg) is dict and "content" in msg else None
+    data = content["data"] if type(content) is dict and "data" in content else None
+    method = data["method"] if type(data) is dict and "method" in data else None
+    return type(method) is str and method in _PASSED_ON
+
+
 def refuse_view_state(
     widget: Widget,
     msg: object,
@@ -40,12 +49,8 @@ def refuse_view_state(
     (of every synced trait when it names none readably), after ``before_reply()``; any other
     message is dropped. ``lock`` is held while the state is read.
     """
-    if type(msg) is dict:  # the usual case, a view's custom message: no call per level
-        content = msg["content"] if "content" in msg else None
-        data = content["data"] if type(content) is dict and "data" in content else None
-        method = data["method"] if type(data) is dict and "method" in data else None
-        if type(method) is str and method in _PASSED_ON:
-            return False
+    if _passed_on(msg):  # the usual case, a view's custom message
+        return False
     content = msg.get("content") if isinstance(msg, dict) else None
     data = content.get("data") if isinstance(content, dict) else None
     method = data.get("method") if isinstance(data, dict) else None

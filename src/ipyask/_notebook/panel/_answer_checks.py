@@ -28,11 +28,12 @@ def batch_problem(card: AskedCard, answer: AskUserQuestionAnswer) -> BatchProble
     :func:`~ipyask._answer_checks.batch_problem`, the check of ``answer()`` and of claims on a
     store too), per field for a tool approval or a form.
     """
-    expected = [question.id for question in card.questions]
+    questions = card.questions
+    expected = [question.id for question in questions]
     got = [item.id for item in answer.answers]
     if got != expected:
         return BatchProblem(
             f"the answer must name the card's questions once each, in order: {expected}"
         )
     # A card's question ids are unique (``Card`` refuses a repeat): the batch names each once.
-    return items_problem(card.questions, answer.answers)
+    return items_problem(questions, answer.answers)

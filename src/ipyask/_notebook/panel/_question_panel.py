@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import math
 import secrets
-from collections.abc import Awaitable, Mapping
 from asyncio.events import _get_running_loop as _running_loop  # None off a loop, no raise
+from collections.abc import Awaitable, Mapping
 from functools import partial
 from typing import Any
 

@@ -95,7 +95,7 @@ def _values(
         return f"*{words['no-answer']}*"
     kind = kind_of(question.intent)  # once: the parts below each ask it
     values = [f"**{escape_markdown(label)}**" for label in item.selected]
-    scoped = _scoped(question, item.selected, item.custom, words, kind)
+    scoped = None if kind is None else _scoped(question, item.selected, item.custom, words, kind)
     if scoped is not None:
         values.append(scoped)
     elif item.custom is not None and item.custom.strip():
@@ -105,7 +105,7 @@ def _values(
         else:
             values.append(fill(words["quoted"], {"text": escape_markdown(item.custom)}))
     text = ", ".join(values) if values else f"*{words['skipped']}*"
-    marked = _marked(question, item.selected, kind)
+    marked = None if kind is None else _marked(question, item.selected, kind)
     return fill(words["marked"], {"values": text, "mark": words[marked]}) if marked else text
 
 

@@ -158,12 +158,12 @@ class ViewMessageDispatcher:
             log.exception("ipyask: could not send an error to the view")
 
     def _dispatch(self, message: ViewMessage) -> None:
-        if isinstance(message, HeartbeatMessage):
+        if isinstance(message, AnswerMessage):  # first: most messages of a busy panel are
+            self._answer(message)
+        elif isinstance(message, HeartbeatMessage):
             self._claims.heartbeat(message.view_id, message.keys)
         elif isinstance(message, ReleaseMessage):
             self._claims.release(message.key, message.view_id)
-        elif isinstance(message, AnswerMessage):
-            self._answer(message)
         elif isinstance(message, CancelMessage):
             if self._inbox_card(message.key):
                 raise Refused("KEYED_CARD", "a card with a call id is hidden, not cancelled")
