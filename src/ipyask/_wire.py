@@ -53,7 +53,12 @@ class WireModel(BaseModel):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-native wire form (camelCase keys, absent fields left out)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        # ``model_dump``'s own call of the serializer, without its frame: every answer dumps a
+        # few models (no wire model overrides ``model_dump``).
+        wire: dict[str, Any] = self.__pydantic_serializer__.to_python(
+            self, mode="json", by_alias=True, exclude_none=True
+        )
+        return wire
 
 
 class _FieldNames(set[str]):

@@ -88,7 +88,7 @@ class _Pages:
     texts would hold every live card's text twice).
     """
 
-    __slots__ = ("_cache", "_page_of", "_pages", "_texts", "created", "part")
+    __slots__ = ("_cache", "_names", "_page_of", "_pages", "_texts", "created", "part")
 
     def __init__(self, part: str, *, cache: bool) -> None:
         self.part = part
@@ -96,6 +96,7 @@ class _Pages:
         self._pages: list[dict[str, None]] = []  # each an ordered set of keys
         self._page_of: dict[str, int] = {}
         self._texts: list[str | None] = []  # None: changed since last serialized
+        self._names: list[str] = []  # each page's entry (named once: every change names one)
         self.created: list[str] = []  # entries made since the widget last took them
 
     def __len__(self) -> int:
@@ -113,16 +114,20 @@ class _Pages:
 
     def add(self, key: str) -> str:
         """Put ``key`` last; the entry it went to."""
-        index = len(self._pages) - 1
-        while index >= 0 and not self._pages[index]:
+        pages = self._pages
+        count = len(pages)
+        index = count - 1
+        while index >= 0 and not pages[index]:
             index -= 1
-        if index < 0 or len(self._pages[index]) >= PAGE_SIZE:
+        if index < 0 or len(pages[index]) >= PAGE_SIZE:
             index += 1
-        if index == len(self._pages):
-            self._pages.append({})
+        if index == count:
+            name = page_name(self.part, index)
+            pages.append({})
             self._texts.append(None)
-            self.created.append(page_name(self.part, index))
-        self._pages[index][key] = None
+            self._names.append(name)
+            self.created.append(name)
+        pages[index][key] = None
         self._page_of[key] = index
         return self.changed(index)
 
@@ -135,7 +140,7 @@ class _Pages:
     def changed(self, index: int) -> str:
         """Page ``index`` changed (its text is made anew); its entry."""
         self._texts[index] = None
-        return page_name(self.part, index)
+        return self._names[index]
 
     def clear(self) -> None:
         """Empty every page (the entries stay: views hold them)."""
@@ -145,7 +150,7 @@ class _Pages:
         self._page_of = {}
 
     def names(self) -> list[str]:
-        return [page_name(self.part, index) for index in range(len(self._pages))]
+        return list(self._names)
 
     def text(self, index: int, texts: Mapping[str, str]) -> str:
         """The JSON list of page ``index``'s cards (``"[]"`` past the last page)."""
@@ -342,11 +347,11 @@ class CardStore:
 
     def _place(self, key: str, live: bool) -> list[str]:
         part, other = (self._live, self._history) if live else (self._history, self._live)
-        page = part.page_of(key)
+        page = part._page_of.get(key)  # (not through page_of: every change of a card asks)
         if page is not None:  # stays in its part: in place
             return [HEAD, part.changed(page)]
         touched = [HEAD, part.add(key)]  # new, or changing part: last in its part
-        if other.page_of(key) is not None:
+        if key in other._page_of:
             touched.append(other.remove(key))
         return touched
 
