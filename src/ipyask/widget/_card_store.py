@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import traitlets
 from pydantic import ValidationError
 
+from .._json_text import one_pass
 from .._vocabulary import AskUserQuestionItem
 from ._cards import SETTLED_FIELDS, Card, WireCard
 
@@ -50,6 +51,8 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_cir
 """Made once (``json.dumps`` with options makes an encoder on every call); a wire dict has no
 cycles to check for."""
 
+_CHUNKS = one_pass(_ENCODER)
+
 
 _DECODER = json.JSONDecoder()
 
@@ -63,7 +66,7 @@ _PENDING_START = -len(_PENDING_END)
 
 
 def _dump(value: object) -> str:
-    return _ENCODER.encode(value)
+    return "".join(_CHUNKS(value, 0))
 
 
 def _load(text: str) -> Any:
