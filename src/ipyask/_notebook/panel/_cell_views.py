@@ -136,6 +136,8 @@ class CellViews:
 
     def put(self, card: Card | WireCard) -> None:
         """Card ``card`` (a model or its wire dict) was added or changed on the panel."""
+        if not self._by_key:  # no cell view holds a card (most panels)
+            return
         view = self._view_of(card.key if isinstance(card, Card) else card["key"])
         if view is not None:
             view.set_card(card)
@@ -162,6 +164,8 @@ class CellViews:
 
     def record(self, key: str, markdown: str) -> None:
         """Card ``key`` settled with record ``markdown``: its cell view's transcript shows it."""
+        if not self._by_key:
+            return
         view = self._view_of(key)
         if view is not None:
             view.write_record(markdown)

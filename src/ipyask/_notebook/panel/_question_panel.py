@@ -325,7 +325,8 @@ class QuestionPanel(QuestionWidget):
         self.write_record(record([question], title, answer, rule, language=language))
 
     def _write_card_record(self, key: str, markdown: str) -> None:
-        self.write_record(markdown)
+        if self._keeps_transcript:  # (write_record's check, inline: a record per settled card)
+            self._transcript.add(markdown)
         self._cell_views.record(key, markdown)
 
     @property
