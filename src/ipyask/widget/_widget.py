@@ -27,7 +27,7 @@ from ._cards import (
     SettledStatus,
     WireCard,
 )
-from ._kernel_state import KernelOwnedLayout, refuse_view_state
+from ._kernel_state import KernelOwnedLayout, custom_content, refuse_view_state
 from ._protocol import (
     KERNEL_MESSAGE,
     PROTOCOL_VERSION,
@@ -426,6 +426,10 @@ class QuestionWidget(anywidget.AnyWidget):
         # Every synced trait is the kernel's: a state update from a view is refused. What is
         # held goes out before the reply: ``cards`` alone would count pages, at a revision,
         # that the views do not have yet.
+        custom = custom_content(msg)
+        if custom is not None:  # what ipywidgets does with it, without its two frames per answer
+            self._handle_custom_msg(*custom)
+            return
         if not refuse_view_state(self, msg, lock=self._lock, before_reply=self._sync.release):
             super()._handle_msg(msg)
 
