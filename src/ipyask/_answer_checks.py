@@ -16,7 +16,7 @@ from ._field_problems import FieldProblem, ProblemLanguage, problem_texts
 from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
 from .kinds import kind_of
 
-__all__ = ["BatchProblem", "batch_problem", "check_batch"]
+__all__ = ["BatchProblem", "batch_problem", "check_batch", "items_problem"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def _item_problem(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem
     for label in selected:
         if label not in offered:
             return f"{label!r} is not an option of question {question.id}"
-    if len(set(selected)) != len(selected):
+    if len(selected) > 1 and len(set(selected)) != len(selected):
         return f"question {question.id} has a label selected twice"
     # A tool approval's or form's chosen label carries its text (checked by answer_errors); a
     # plan review's decline carries what the person wants changed (ipyask's choice): the kind
@@ -83,8 +83,15 @@ def batch_problem(
     by_id = {item.id: item for item in answer.answers}
     if len(by_id) != len(answer.answers) or sorted(by_id) != sorted(q.id for q in questions):
         return BatchProblem(UserQuestionError.bad_answer(call_id, len(questions)).message)
-    for question in questions:
-        item = by_id[question.id]
+    return items_problem(questions, [by_id[question.id] for question in questions])
+
+
+def items_problem(
+    questions: Sequence[AskUserQuestionItem], items: Sequence[AskUserQuestionAnswerItem]
+) -> BatchProblem | None:
+    """What :func:`batch_problem` finds once the batch names each question once: ``items[i]``
+    answers ``questions[i]`` (a caller that checked the order already skips the look-up)."""
+    for question, item in zip(questions, items, strict=True):
         problem = _item_problem(question, item)
         if problem is not None:
             return BatchProblem(problem, question.id)

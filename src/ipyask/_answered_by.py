@@ -26,6 +26,8 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from ._json_text import one_pass
+
 __all__ = [
     "DIGEST_PREFIX",
     "DOORS",
@@ -138,16 +140,19 @@ def _account_of(uid: int) -> str:
 
 
 _CANONICAL = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False
 )
-"""Made once: ``json.dumps`` with options makes an encoder at every call (every answer)."""
+"""Made once: ``json.dumps`` with options makes an encoder at every call (every answer). Wire
+questions (JSON) hold no cycles to check for."""
+
+_CANONICAL_CHUNKS = one_pass(_CANONICAL)
 
 
 def card_digest(questions: Sequence[Mapping[str, Any]]) -> str:
     """The digest of a card's questions (wire form): SHA-256 of their canonical JSON (keys
     sorted, no spaces, UTF-8), as ``sha256:<hex>``. The same questions give the same digest in
     any process and any version of Python."""
-    canonical = _CANONICAL.encode([dict(question) for question in questions])
+    canonical = "".join(_CANONICAL_CHUNKS([dict(question) for question in questions], 0))
     return DIGEST_PREFIX + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from asyncio.events import _get_running_loop  # None off a loop, no raise
 from collections.abc import Callable, Generator
 from contextvars import Context, copy_context
 from typing import Any, Generic, TypeVar
@@ -81,7 +82,10 @@ class Settlement(Generic[T]):
                 future.set_result(value)
                 self._run_callbacks(future)  # at once: no loop turn before the answer
 
-        call_on_loop(self._loop, settle)
+        if _get_running_loop() is self._loop:  # (what call_on_loop checks first, inline)
+            settle()
+        else:
+            call_on_loop(self._loop, settle)
         return True
 
     def reject(self, error: BaseException, by: AnsweredBy | None = None) -> bool:

@@ -38,7 +38,13 @@ class WireModel(BaseModel):
     )
 
     def model_post_init(self, context: Any, /) -> None:
-        share_field_names(self)
+        # The common case inline (every model made, a view message's three at each answer): a
+        # set already shared for these names.
+        shared = FIELD_NAME_SETS.get(frozenset(self.__pydantic_fields_set__))
+        if shared is not None:
+            object.__setattr__(self, "__pydantic_fields_set__", shared)
+        else:
+            share_field_names(self)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         copied = super().model_copy(update=update, deep=deep)
@@ -47,7 +53,12 @@ class WireModel(BaseModel):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-native wire form (camelCase keys, absent fields left out)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        # ``model_dump``'s own call of the serializer, without its frame: every answer dumps a
+        # few models (no wire model overrides ``model_dump``).
+        wire: dict[str, Any] = self.__pydantic_serializer__.to_python(
+            self, mode="json", by_alias=True, exclude_none=True
+        )
+        return wire
 
 
 class _FieldNames(set[str]):

@@ -31,5 +31,7 @@ intent)."""
 def kind_of(intent: object) -> Kind[Any] | None:
     """The kind of ``intent`` (``None`` for no intent and for an intent kind this version does
     not know, which the generic flow presents)."""
+    if intent is None:  # most questions: no look-up (an answer's checks and record ask often)
+        return None
     kind = KINDS.get(getattr(intent, "kind", None) or "")
     return kind if kind is not None and kind.of(intent) is not None else None

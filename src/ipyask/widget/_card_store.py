@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import traitlets
 from pydantic import ValidationError
 
+from .._json_text import one_pass
 from .._vocabulary import AskUserQuestionItem
 from ._cards import SETTLED_FIELDS, Card, WireCard
 
@@ -50,6 +51,8 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_cir
 """Made once (``json.dumps`` with options makes an encoder on every call); a wire dict has no
 cycles to check for."""
 
+_CHUNKS = one_pass(_ENCODER)
+
 
 _DECODER = json.JSONDecoder()
 
@@ -58,9 +61,12 @@ _PENDING_END = '"status":"pending"}'
 other, the last field of its text (:meth:`Card.to_wire`). Only a member of the top object can end
 a text so (inside a string, these quotes would be escaped)."""
 
+_PENDING_START = -len(_PENDING_END)
+"""Where that end starts, from the end of the text."""
+
 
 def _dump(value: object) -> str:
-    return _ENCODER.encode(value)
+    return "".join(_CHUNKS(value, 0))
 
 
 def _load(text: str) -> Any:
@@ -85,7 +91,7 @@ class _Pages:
     texts would hold every live card's text twice).
     """
 
-    __slots__ = ("_cache", "_page_of", "_pages", "_texts", "created", "part")
+    __slots__ = ("_cache", "_names", "_page_of", "_pages", "_texts", "created", "part")
 
     def __init__(self, part: str, *, cache: bool) -> None:
         self.part = part
@@ -93,6 +99,7 @@ class _Pages:
         self._pages: list[dict[str, None]] = []  # each an ordered set of keys
         self._page_of: dict[str, int] = {}
         self._texts: list[str | None] = []  # None: changed since last serialized
+        self._names: list[str] = []  # each page's entry (named once: every change names one)
         self.created: list[str] = []  # entries made since the widget last took them
 
     def __len__(self) -> int:
@@ -110,16 +117,20 @@ class _Pages:
 
     def add(self, key: str) -> str:
         """Put ``key`` last; the entry it went to."""
-        index = len(self._pages) - 1
-        while index >= 0 and not self._pages[index]:
+        pages = self._pages
+        count = len(pages)
+        index = count - 1
+        while index >= 0 and not pages[index]:
             index -= 1
-        if index < 0 or len(self._pages[index]) >= PAGE_SIZE:
+        if index < 0 or len(pages[index]) >= PAGE_SIZE:
             index += 1
-        if index == len(self._pages):
-            self._pages.append({})
+        if index == count:
+            name = page_name(self.part, index)
+            pages.append({})
             self._texts.append(None)
-            self.created.append(page_name(self.part, index))
-        self._pages[index][key] = None
+            self._names.append(name)
+            self.created.append(name)
+        pages[index][key] = None
         self._page_of[key] = index
         return self.changed(index)
 
@@ -132,7 +143,7 @@ class _Pages:
     def changed(self, index: int) -> str:
         """Page ``index`` changed (its text is made anew); its entry."""
         self._texts[index] = None
-        return page_name(self.part, index)
+        return self._names[index]
 
     def clear(self) -> None:
         """Empty every page (the entries stay: views hold them)."""
@@ -142,7 +153,7 @@ class _Pages:
         self._page_of = {}
 
     def names(self) -> list[str]:
-        return [page_name(self.part, index) for index in range(len(self._pages))]
+        return list(self._names)
 
     def text(self, index: int, texts: Mapping[str, str]) -> str:
         """The JSON list of page ``index``'s cards (``"[]"`` past the last page)."""
@@ -261,14 +272,19 @@ class CardStore:
         unknown = fields.keys() - SETTLED_FIELDS
         if unknown:
             raise ValueError(f"a settlement does not set {sorted(unknown)}")
-        if fields.get("status") is None:
+        if "status" not in fields or fields["status"] is None:
             raise ValueError("a settlement sets the card's status")
         text = self._texts[key]
-        ending = {name: fields[name] for name in SETTLED_FIELDS if fields.get(name) is not None}
+        # Membership and indexing, not ``get``: this runs for every settled question.
+        ending = {
+            name: fields[name]
+            for name in SETTLED_FIELDS
+            if name in fields and fields[name] is not None
+        }
         wire: WireCard
         if text.endswith(_PENDING_END):
             # A pending card (most settled cards were): its status is its only settlement field.
-            text = text[: len(text) - len(_PENDING_END)] + _dump(ending)[1:]
+            text = text[:_PENDING_START] + _dump(ending)[1:]
             wire = _load(text)
         else:
             wire = _load(text)
@@ -334,11 +350,11 @@ class CardStore:
 
     def _place(self, key: str, live: bool) -> list[str]:
         part, other = (self._live, self._history) if live else (self._history, self._live)
-        page = part.page_of(key)
+        page = part._page_of.get(key)  # (not through page_of: every change of a card asks)
         if page is not None:  # stays in its part: in place
             return [HEAD, part.changed(page)]
         touched = [HEAD, part.add(key)]  # new, or changing part: last in its part
-        if other.page_of(key) is not None:
+        if key in other._page_of:
             touched.append(other.remove(key))
         return touched
 
@@ -350,6 +366,8 @@ class CardStore:
 
     def created_names(self) -> list[str]:
         """The page entries made since this was last called (to sync from now on)."""
+        if not self._live.created and not self._history.created:  # most changes make none
+            return []
         names = [*self._live.created, *self._history.created]
         self._live.created.clear()
         self._history.created.clear()

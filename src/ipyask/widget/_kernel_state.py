@@ -19,12 +19,33 @@ if TYPE_CHECKING:
 
     from ipywidgets import Widget
 
-__all__ = ["KernelOwnedLayout", "refuse_view_state"]
+__all__ = ["KernelOwnedLayout", "custom_content", "refuse_view_state"]
 
 log = logging.getLogger("ipyask")
 
 _PASSED_ON = frozenset({"custom", "request_state"})
 """Comm methods that ipywidgets handles: messages to the model, and a view asking for state."""
+
+
+def custom_content(msg: object) -> tuple[object, object] | None:
+    """The content and buffers ipywidgets hands to a widget's message callbacks when ``msg`` is
+    a custom message it would hand on (``None`` for any other message): read without a call per
+    level, as every view message (each answer) is."""
+    content = msg["content"] if type(msg) is dict and "content" in msg else None
+    data = content["data"] if type(content) is dict and "data" in content else None
+    custom = type(data) is dict and "method" in data and data["method"] == "custom"
+    if custom and "content" in data and "buffers" in msg:  # type: ignore[operator]
+        return data["content"], msg["buffers"]  # type: ignore[index]
+    return None
+
+
+def _passed_on(msg: object) -> bool:
+    """Whether ``msg`` is a dict whose ``content.data.method`` ipywidgets handles: read without a
+    call per level, as every view message (each answer) is."""
+    content = msg["content"] if type(msg) is dict and "content" in msg else None
+    data = content["data"] if type(content) is dict and "data" in content else None
+    method = data["method"] if type(data) is dict and "method" in data else None
+    return type(method) is str and method in _PASSED_ON
 
 
 def refuse_view_state(
@@ -40,6 +61,8 @@ def refuse_view_state(
     (of every synced trait when it names none readably), after ``before_reply()``; any other
     message is dropped. ``lock`` is held while the state is read.
     """
+    if _passed_on(msg):  # the usual case, a view's custom message
+        return False
     content = msg.get("content") if isinstance(msg, dict) else None
     data = content.get("data") if isinstance(content, dict) else None
     method = data.get("method") if isinstance(data, dict) else None

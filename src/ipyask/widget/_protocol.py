@@ -12,6 +12,7 @@ from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 
+from .._json_text import one_pass
 from .._vocabulary import AskUserQuestionAnswer, WireModel
 
 __all__ = [
@@ -74,10 +75,12 @@ _TEXT = json.JSONEncoder(ensure_ascii=False, check_circular=False, allow_nan=Tru
 """Writes a JSON value's text as it is (a lone surrogate stays in it): one pass in C over a
 message, which the walk below makes in Python, item by item, at every view message."""
 
+_TEXT_CHUNKS = one_pass(_TEXT)
+
 
 def _unsendable_text(value: object) -> bool:
     try:
-        text = _TEXT.encode(value)
+        text = "".join(_TEXT_CHUNKS(value, 0))
     except (TypeError, ValueError, RecursionError):  # not a JSON value: look at its parts
         return _unsendable_part(value)
     return not text.isascii() and not is_sendable(text)

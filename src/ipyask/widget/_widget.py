@@ -27,7 +27,7 @@ from ._cards import (
     SettledStatus,
     WireCard,
 )
-from ._kernel_state import KernelOwnedLayout, refuse_view_state
+from ._kernel_state import KernelOwnedLayout, custom_content, refuse_view_state
 from ._protocol import (
     KERNEL_MESSAGE,
     PROTOCOL_VERSION,
@@ -149,10 +149,15 @@ class QuestionWidget(anywidget.AnyWidget):
         """The kernel's record of the cards (read it; change cards through this widget)."""
         return self._store
 
+    _keys_made = False
+    """Whether ``keys`` was made (:meth:`_default_keys`): then a change reads it only to add an
+    entry."""
+
     @traitlets.default("keys")
     def _default_keys(self) -> list[str]:
         # The traits, plus the card entries the store serializes (no traits: see get_state).
         self._store.created_names()  # every entry is in the list below
+        self._keys_made = True
         return [*super()._default_keys(), *self._store.state_names()]
 
     def get_state(
@@ -251,10 +256,11 @@ class QuestionWidget(anywidget.AnyWidget):
 
     def _track_entries(self) -> None:
         # A new page is a new state entry, synced from now on (entries never go away).
-        keys = self.keys  # made first (with every current entry) on first use
+        if not self._keys_made:
+            self.keys  # noqa: B018 (made first, with every current entry, on first use)
         created = self._store.created_names()
         if created:
-            keys.extend(created)
+            self.keys.extend(created)
 
     def _send_cards(self, message: dict[str, Any]) -> None:
         try:
@@ -420,6 +426,10 @@ class QuestionWidget(anywidget.AnyWidget):
         # Every synced trait is the kernel's: a state update from a view is refused. What is
         # held goes out before the reply: ``cards`` alone would count pages, at a revision,
         # that the views do not have yet.
+        custom = custom_content(msg)
+        if custom is not None:  # what ipywidgets does with it, without its two frames per answer
+            self._handle_custom_msg(*custom)
+            return
         if not refuse_view_state(self, msg, lock=self._lock, before_reply=self._sync.release):
             super()._handle_msg(msg)
 

@@ -129,11 +129,15 @@ class CellViews:
                 self._by_key[key] = view
 
     def _view_of(self, key: object) -> CellView | None:
+        if not self._by_key:  # no cell view holds a card (most panels): nothing to look up
+            return None
         view = self._by_key.get(key) if isinstance(key, str) else None
         return view if view is not None and view.comm is not None else None  # not closed
 
     def put(self, card: Card | WireCard) -> None:
         """Card ``card`` (a model or its wire dict) was added or changed on the panel."""
+        if not self._by_key:  # no cell view holds a card (most panels)
+            return
         view = self._view_of(card.key if isinstance(card, Card) else card["key"])
         if view is not None:
             view.set_card(card)
@@ -160,6 +164,8 @@ class CellViews:
 
     def record(self, key: str, markdown: str) -> None:
         """Card ``key`` settled with record ``markdown``: its cell view's transcript shows it."""
+        if not self._by_key:
+            return
         view = self._view_of(key)
         if view is not None:
             view.write_record(markdown)

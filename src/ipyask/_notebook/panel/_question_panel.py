@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 import secrets
+from asyncio.events import _get_running_loop as _running_loop  # None off a loop, no raise
 from collections.abc import Awaitable, Mapping
 from functools import partial
 from typing import Any
@@ -253,7 +254,7 @@ class QuestionPanel(QuestionWidget):
             held.key,
             "answered",
             answer=answer,
-            questions=held.questions,
+            questions=held.request.questions,
             by=held.settlement.answered_by,
         )
 
@@ -324,7 +325,8 @@ class QuestionPanel(QuestionWidget):
         self.write_record(record([question], title, answer, rule, language=language))
 
     def _write_card_record(self, key: str, markdown: str) -> None:
-        self.write_record(markdown)
+        if self._keeps_transcript:  # (write_record's check, inline: a record per settled card)
+            self._transcript.add(markdown)
         self._cell_views.record(key, markdown)
 
     @property
@@ -362,6 +364,9 @@ class QuestionPanel(QuestionWidget):
         # its own loop on a worker thread), else on the loop the panel last answered on.
         held = self._held.get(getattr(message, "key", ""))
         loop = held.settlement.loop if held is not None else self._answer_loop.current
+        if loop is not None and loop is _running_loop():  # already there: no callback to make
+            self._dispatcher.handle(message)
+            return
         call_on(loop, lambda: self._dispatcher.handle(message))
 
     # -- lifetime ----------------------------------------------------------------------------

@@ -269,6 +269,7 @@ _ZH = re.compile(r"^zh(?:$|[-_])", re.IGNORECASE)
 _NAME = re.compile(r"\{(\w+)\}")
 
 
+@lru_cache(maxsize=64)  # asked at every settled question, of one tag or a few
 def language_of(tag: str) -> Language:
     """The language of texts for a language tag, as the views choose it (``zh*``: Chinese;
     anything else, ``""`` included, English)."""

@@ -7,10 +7,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..._answered_by import AnsweredBy
+from ..._answered_by import AnsweredBy, Door
 from ..._clock import Clock, TimerHandle
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
-from ...kinds import kind_of
+from ...kinds import Kind, kind_of
 from ...widget import QuestionWidget
 from ._texts import DOOR_WORDS, RECORD_WORDS, Language, RecordWord, fill
 
@@ -31,13 +31,15 @@ settled question)."""
 
 def escape_markdown(text: str) -> str:
     """``text`` with Markdown punctuation escaped and line breaks kept inside one list item."""
-    return text.translate(_ESCAPED).replace("\n", "  \n  ")
+    escaped = text.translate(_ESCAPED)
+    return escaped.replace("\n", "  \n  ") if "\n" in escaped else escaped
 
 
-def _marked(question: AskUserQuestionItem, selected: list[str]) -> RecordWord | None:
+def _marked(
+    question: AskUserQuestionItem, selected: list[str], kind: Kind[Any] | None
+) -> RecordWord | None:
     """What a decision-card answer means, in plain words, when it is a no (else ``None``): the
     question's kind says."""
-    kind = kind_of(question.intent)
     return None if kind is None else kind.mark(question.intent, selected)
 
 
@@ -49,12 +51,13 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _in_words(question: AskUserQuestionItem, selected: list[str], custom: str) -> str | None:
+def _in_words(
+    question: AskUserQuestionItem, selected: list[str], custom: str, kind: Kind[Any] | None
+) -> str | None:
     """An edit's or a submitted form's JSON text as a person reads it (the card says the same):
     each changed argument (a removed one struck through), or each value under its field's title
     and a choice under its option's title. ``None`` for any other answer. The question's kind
     writes the words."""
-    kind = kind_of(question.intent)
     if kind is None:
         return None
     values = _json_object(custom)
@@ -68,10 +71,10 @@ def _scoped(
     selected: list[str],
     custom: str | None,
     words: dict[RecordWord, str],
+    kind: Kind[Any] | None,
 ) -> str | None:
     """A scoped answer's rule and scope in words (``for this session: read_file``); the
     question's kind reads them."""
-    kind = kind_of(question.intent)
     values = _json_object(custom) if custom else None
     if kind is None or values is None:
         return None
@@ -85,21 +88,24 @@ def _scoped(
 def _values(
     question: AskUserQuestionItem, answer: AskUserQuestionAnswer, words: dict[RecordWord, str]
 ) -> str:
-    item = next((a for a in answer.answers if a.id == question.id), None)
-    if item is None:
+    for item in answer.answers:
+        if item.id == question.id:
+            break
+    else:
         return f"*{words['no-answer']}*"
+    kind = kind_of(question.intent)  # once: the parts below each ask it
     values = [f"**{escape_markdown(label)}**" for label in item.selected]
-    scoped = _scoped(question, item.selected, item.custom, words)
+    scoped = None if kind is None else _scoped(question, item.selected, item.custom, words, kind)
     if scoped is not None:
         values.append(scoped)
     elif item.custom is not None and item.custom.strip():
-        readable = _in_words(question, item.selected, item.custom)
+        readable = _in_words(question, item.selected, item.custom, kind)
         if readable is not None:
             values.append(readable)
         else:
             values.append(fill(words["quoted"], {"text": escape_markdown(item.custom)}))
     text = ", ".join(values) if values else f"*{words['skipped']}*"
-    marked = _marked(question, item.selected)
+    marked = None if kind is None else _marked(question, item.selected, kind)
     return fill(words["marked"], {"values": text, "mark": words[marked]}) if marked else text
 
 
@@ -112,6 +118,33 @@ def _question(
     if question.header:
         text = f"{escape_markdown(question.header)} — {text}"
     return text + (f" → {_values(question, answer, words)}" if answer is not None else "")
+
+
+_TITLES: dict[tuple[str, Language, str | None, str | None, Door | None], str] = {}
+"""Record titles already written, by outcome, language and answerer: a panel's answers share
+a few (one answerer, one door), and a title takes more work than the rest of a short record."""
+
+_MAX_TITLES = 256
+
+
+def _title(outcome: str, language: Language, by: AnsweredBy | None) -> str:
+    """``**Answered**``, with who settled it and through which door (``by ada in the panel``)."""
+    key = (
+        (outcome, language, None, None, None)
+        if by is None
+        else (outcome, language, by.who, by.host, by.door)
+    )
+    title = _TITLES.get(key)
+    if title is None:
+        title = f"**{escape_markdown(outcome)}**"
+        if by is not None:
+            words = RECORD_WORDS[language]
+            who = escape_markdown(by.name)
+            title += fill(words["by"], {"who": who, "door": DOOR_WORDS[language][by.door]})
+        if len(_TITLES) >= _MAX_TITLES:
+            _TITLES.clear()
+        _TITLES[key] = title
+    return title
 
 
 def record(
@@ -133,10 +166,7 @@ def record(
     inbox page``).
     """
     words = RECORD_WORDS[language]
-    title = f"**{escape_markdown(outcome)}**"
-    if by is not None:
-        who = escape_markdown(by.name)
-        title += fill(words["by"], {"who": who, "door": DOOR_WORDS[language][by.door]})
+    title = _title(outcome, language, by)
     why = f" — {escape_markdown(notice)}" if notice else ""
     lines = [_question(question, answer, words) for question in questions]
     if len(lines) == 1:

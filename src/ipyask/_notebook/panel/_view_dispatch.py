@@ -107,7 +107,7 @@ class ViewMessageDispatcher:
         or the panel the view belongs to (or ``door``), having seen its card."""
         if door is None:
             door = self._door_of(view_id) if self._door_of and view_id else "panel"
-        questions = [question.to_wire() for question in held.questions]
+        questions = [question.to_wire() for question in held.request.questions]
         return answered_by(door, questions, identity=self._identity)
 
     def handle(self, message: ViewMessage) -> None:
@@ -158,12 +158,12 @@ class ViewMessageDispatcher:
             log.exception("ipyask: could not send an error to the view")
 
     def _dispatch(self, message: ViewMessage) -> None:
-        if isinstance(message, HeartbeatMessage):
+        if isinstance(message, AnswerMessage):  # first: most messages of a busy panel are
+            self._answer(message)
+        elif isinstance(message, HeartbeatMessage):
             self._claims.heartbeat(message.view_id, message.keys)
         elif isinstance(message, ReleaseMessage):
             self._claims.release(message.key, message.view_id)
-        elif isinstance(message, AnswerMessage):
-            self._answer(message)
         elif isinstance(message, CancelMessage):
             if self._inbox_card(message.key):
                 raise Refused("KEYED_CARD", "a card with a call id is hidden, not cancelled")
@@ -234,7 +234,7 @@ class ViewMessageDispatcher:
             raise Refused.bad_answer(problem)
         if held.settlement.settled:
             raise Refused("ALREADY_ANSWERED", "this question was already answered")
-        self._add_scoped_rules(held.questions, message.answer)  # before the agent's next call
+        self._add_scoped_rules(held.request.questions, message.answer)  # before the next call
         if not held.settlement.resolve(message.answer, self._by(held, message.view_id)):
             raise Refused("ALREADY_ANSWERED", "this question was already answered")
 
