@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Discriminator, Field, Tag
+from pydantic import ConfigDict, Discriminator, Field, Tag, model_validator
 
 from . import _wire
 from ._abort import AbortSignal
 from ._agents import Agent
+from ._json_text import holds_lone_surrogate
 from ._wire import AskUserQuestionAnswerItem, AskUserQuestionOption, WireModel, to_wire
 from .kinds import KINDS
 from .kinds.approval import ApprovalDisplay, ApprovalIntent, ApprovalSubject, LocalizedText
@@ -126,6 +127,18 @@ class AskUserQuestionRequest(WireModel):
     a durable ask through a claim; everyone sees the question."""
     agent: Agent | None = Field(default=None, exclude=True)
     signal: AbortSignal | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valid_unicode(cls, data: object) -> object:
+        # A lone surrogate ("\ud800") is text no card, message or store can carry: refused
+        # here, with the reason, rather than failing later where the text is written.
+        if isinstance(data, dict) and holds_lone_surrogate(data):
+            raise ValueError(
+                "the request's text holds a lone surrogate (such as '\\ud800'), which is not "
+                "valid Unicode and cannot be shown or stored: remove it or replace it"
+            )
+        return data
 
     @property
     def call_id(self) -> str | None:

@@ -200,3 +200,38 @@ def test_names_from_input_are_not_kept_without_bound(monkeypatch) -> None:
     intents = [UnknownIntent.model_validate({"kind": "x", f"field{i}": i}) for i in range(10)]
     assert len(vocabulary._FIELD_NAMES) == 3
     assert [sorted(intent.model_fields_set) for intent in intents][-1] == ["field9", "kind"]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        {"questions": [{"id": "q", "question": "Deploy \ud800?", "options": [{"label": "A"}]}]},
+        {"questions": [{"id": "q", "question": "Deploy?", "options": [{"label": "A\udfff"}]}]},
+        {"questions": [{"id": "q", "question": "Deploy?"}], "callId": "c\ud83d"},
+    ],
+)
+def test_a_request_with_a_lone_surrogate_is_refused_naming_it(
+    request_text: dict[str, object],
+) -> None:
+    """Text no card, message or store can carry is refused as the request is read, with what
+    is wrong and what to do, not where the text is written later."""
+    with pytest.raises(ValidationError, match=r"lone surrogate.*remove it or replace it"):
+        AskUserQuestionRequest.model_validate(request_text)
+
+
+def test_a_request_with_a_whole_surrogate_pair_or_any_other_text_is_taken() -> None:
+    text = "Deploy 🚀 é 中文?"
+    request = AskUserQuestionRequest.model_validate(
+        {"questions": [{"id": "q", "question": text, "options": [{"label": "A"}]}]}
+    )
+    assert request.questions[0].question == text
+
+
+async def test_a_durable_ask_with_a_lone_surrogate_writes_nothing(tmp_path: object) -> None:
+    async with ipyask.connect(f"{tmp_path}/store.db", agent="worker") as agent:
+        bad = {"questions": [{"id": "q", "question": "Go \ud800?", "options": [{"label": "A"}]}]}
+        with pytest.raises(ValidationError, match="lone surrogate"):
+            await agent.ask(bad, call_id="c1")
+        assert agent.store.pending_questions() == []
+        events = [event["type"] for _, event in agent.store.read_events("worker")]
+        assert "user-questions/asked" not in events

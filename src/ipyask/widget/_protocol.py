@@ -7,12 +7,11 @@ view exists is lost.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 
-from .._json_text import one_pass
+from .._json_text import holds_lone_surrogate, is_sendable
 from .._vocabulary import AskUserQuestionAnswer, WireModel
 
 __all__ = [
@@ -57,49 +56,9 @@ class _Message(WireModel):
         return value
 
 
-def is_sendable(text: str) -> bool:
-    """Whether ``text`` can travel in a Jupyter message (UTF-8: no lone surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def sendable(text: str) -> str:
     """``text`` with every character UTF-8 cannot carry written as an escape (``\\ud800``)."""
     return text if is_sendable(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-_TEXT = json.JSONEncoder(ensure_ascii=False, check_circular=False, allow_nan=True)
-"""Writes a JSON value's text as it is (a lone surrogate stays in it): one pass in C over a
-message, which the walk below makes in Python, item by item, at every view message."""
-
-_TEXT_CHUNKS = one_pass(_TEXT)
-
-
-def _unsendable_text(value: object) -> bool:
-    try:
-        text = "".join(_TEXT_CHUNKS(value, 0))
-    except (TypeError, ValueError, RecursionError):  # not a JSON value: look at its parts
-        return _unsendable_part(value)
-    return not text.isascii() and not is_sendable(text)
-
-
-def _unsendable_part(value: object) -> bool:
-    # Iterative: a view decides how deep its message nests.
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if not item.isascii() and not is_sendable(item):  # ASCII: checked without a copy
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
 
 
 class _FromView(_Message):
@@ -112,7 +71,7 @@ class _FromView(_Message):
     @classmethod
     def _valid_unicode(cls, data: object) -> object:
         # JSON may carry a lone surrogate (``"\ud800"``); no reply could echo it.
-        if _unsendable_text(data):
+        if holds_lone_surrogate(data):
             raise ValueError("text must be valid Unicode (no lone surrogates)")
         return data
 
