@@ -16,7 +16,6 @@ from typing import Any
 
 from ._agents import Agent
 from ._clock import Clock
-from ._durable import has_open_turn
 from ._events import TurnStartEvent
 from ._service import RequestLike, UserQuestions, _as_request
 from ._vocabulary import (
@@ -65,7 +64,7 @@ class Connection:
         self.service = UserQuestions(clock=clock, store=store)
         log = self.service.open_session(session if session is not None else agent)
         self.agent = self.service.agents.enter(Agent(agent, session=log))
-        if not has_open_turn(log.events):
+        if log.open_turn_at() is None:
             turns = sum(isinstance(event, TurnStartEvent) for event in log.events)
             log.append(TurnStartEvent(turn=turns + 1))
 

@@ -34,8 +34,6 @@ from ._events import (
     QuestionAnsweredEvent,
     QuestionAskedEvent,
     SessionEvent,
-    TurnEndEvent,
-    TurnStartEvent,
 )
 from ._session import Session
 from ._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
@@ -50,7 +48,7 @@ from .store import (
     Terminal,
 )
 from .store._follow import Subscription, follower_of
-from .store._group_commit import group_of, new_record
+from .store._group_commit import TurnCheck, group_of, new_record
 from .store._records import accepted, asked_event, claim_of
 
 __all__ = [
@@ -60,7 +58,6 @@ __all__ = [
     "QuestionBook",
     "StoreBook",
     "book_for",
-    "has_open_turn",
     "records_of",
 ]
 
@@ -94,22 +91,18 @@ def _checked_answer(
     return Terminal(outcome="answered", answer=batch.to_wire(), answered_by=by)
 
 
-def _in_turn(session: Session) -> None:
+def _in_turn(session: Session, read: bool = True) -> int:
     """Refuse (``OUTSIDE_TURN``) a durable ask while ``session`` has no open turn, as its log
-    says now (brought up to date from its store first)."""
-    session.sync()
-    if not has_open_turn(session.events):
+    says (brought up to date from its store first if ``read``, or if it shows no open turn);
+    the position of the log's last event it judged by (a :data:`TurnCheck`: the store writes
+    the ask only if no turn ended after it)."""
+    position = None if read else session.open_turn_at()
+    if position is None:
+        session.sync()
+        position = session.open_turn_at()
+    if position is None:
         raise UserQuestionError.of("OUTSIDE_TURN")
-
-
-def has_open_turn(events: tuple[SessionEvent, ...]) -> bool:
-    """Whether the latest ``turn/start`` of the log has no ``turn/end`` after it."""
-    for event in reversed(events):
-        if isinstance(event, TurnStartEvent):
-            return True
-        if isinstance(event, TurnEndEvent):
-            return False
-    return False
+    return position
 
 
 def records_of(session: Session) -> list[QuestionRecord]:
@@ -241,7 +234,7 @@ class StoreBook:
         agent_id: str | None,
         assignee: str | None = None,
         *,
-        check: Callable[[], None] | None = None,
+        check: TurnCheck | None = None,
     ) -> tuple[QuestionRecord, int | None]:
         """As :meth:`open`, written together with this process's other asks on the store that
         are in flight (:mod:`ipyask.store._group_commit`); also the position of the ``asked``
@@ -266,6 +259,11 @@ class StoreBook:
                 group.drain()  # even when cancelled: the asks queued behind it wait for it
         # Shielded: a cancelled asker must not cancel the result the leader sets.
         record, seq = done.result() if done.done() else await asyncio.shield(wrap_future(done))
+        if seq is None:  # asked before: the log takes what its call wrote since (the check,
+            try:  # which judged by the log as it was, read nothing)
+                session.sync()
+            except StoreUnavailableError:  # the store watch syncs it once the store is back
+                log.info("ipyask: the session %s syncs when its store is back", session.id)
         return self._taken_in(session, record, seq), seq
 
     @staticmethod
@@ -721,7 +719,14 @@ class _StoreWatch:
     them in). A store that cannot be reached (:class:`StoreUnavailableError`) is read again at
     backed-off delays on ``clock``, for as long as askers wait: what was committed meanwhile is
     in the sessions it reads then.
+
+    A session whose last asker got its answer is followed a moment longer (:attr:`KEEP_MS` on
+    ``clock``): an agent asking one question after another finds its session followed and read
+    up to its new question, so the ask needs no read of its record and no new subscription.
     """
+
+    KEEP_MS = 1000.0
+    """How long a session stays followed after its last asker stopped waiting."""
 
     def __init__(
         self,
@@ -739,6 +744,8 @@ class _StoreWatch:
         self._reading = threading.Lock()  # one read at a time: the follower's or a retry's
         self._waiters: set[_Waiter] = set()
         self._read: dict[int, int] = {}
+        self._kept: dict[int, tuple[Session, float]] = {}
+        """Sessions no asker waits in, followed until a time on the clock (ms)."""
         self._subscription = Subscription(self._changed, self._sessions, also_when_idle=True)
         self._unsubscribe: Callable[[], None] | None = None
         self._retry: TimerHandle | None = None
@@ -752,17 +759,19 @@ class _StoreWatch:
         (an ask written together with others may be committed before its waiter exists, and
         the watch may have read the session meanwhile). Then the caller need not look for an
         answer itself."""
+        key = id(waiter.session)
         with self._lock:
-            handed = self._read.get(id(waiter.session))
+            handed = self._read.get(key)
             followed = (
                 self._unsubscribe is not None
                 and seq is not None
                 and handed is not None
                 and handed <= seq + 1
-                and any(w.session is waiter.session for w in self._waiters)
+                and (key in self._kept or any(w.session is waiter.session for w in self._waiters))
             )
+            self._kept.pop(key, None)
             self._waiters.add(waiter)
-            self._read.setdefault(id(waiter.session), len(waiter.session.events))
+            self._read.setdefault(key, len(waiter.session.events))
             first = self._unsubscribe is None and not self._stopped and not self._subscribing
             self._subscribing = self._subscribing or first
         if followed:
@@ -776,7 +785,7 @@ class _StoreWatch:
         unsubscribe = follower.subscribe(self._subscription)
         with self._lock:
             self._subscribing = False
-            stopped = self._stopped or not self._waiters
+            stopped = self._stopped or not (self._waiters or self._kept)
             if not stopped:
                 self._unsubscribe = unsubscribe
         if stopped:
@@ -784,16 +793,30 @@ class _StoreWatch:
         return False
 
     def _sessions(self) -> set[str]:
-        """The sessions the askers wait in (their changes wake the watch)."""
+        """The sessions the askers wait in, and those kept (their changes wake the watch)."""
         with self._lock:
-            return {waiter.session.id for waiter in self._waiters}
+            return {waiter.session.id for waiter in self._waiters} | {
+                session.id for session, _ in self._kept.values()
+            }
 
     def remove(self, waiter: _Waiter) -> None:
         with self._lock:
             self._waiters.discard(waiter)
+            key = id(waiter.session)
             if not any(w.session is waiter.session for w in self._waiters):
-                self._read.pop(id(waiter.session), None)
-            unsubscribe = self._unsubscribe if not self._waiters else None
+                self._kept[key] = (waiter.session, self._clock.now_ms() + self.KEEP_MS)
+
+    def _release(self) -> None:
+        """Stop following the kept sessions whose time is up, and the store once the watch
+        follows nothing."""
+        now = self._clock.now_ms()
+        with self._lock:
+            for key, (_, until) in list(self._kept.items()):
+                if until <= now:
+                    del self._kept[key]
+                    self._read.pop(key, None)
+            idle = not self._waiters and not self._kept and not self._subscribing
+            unsubscribe = self._unsubscribe if idle else None
             if unsubscribe is not None:
                 self._unsubscribe = None
         if unsubscribe is not None:
@@ -802,6 +825,7 @@ class _StoreWatch:
     def _changed(self) -> None:
         """The store changed (or a quiet second passed): read the sessions, unless a retry
         after a fault is due (it reads them then)."""
+        self._release()
         with self._lock:
             if self._retry is not None:
                 return
@@ -810,9 +834,10 @@ class _StoreWatch:
     def _read_now(self) -> None:
         with self._reading:
             with self._lock:
-                if self._stopped or not self._waiters:
+                if self._stopped or not (self._waiters or self._kept):
                     return
                 sessions = {id(w.session): w.session for w in self._waiters}
+                sessions.update((key, session) for key, (session, _) in self._kept.items())
             try:
                 self._read_sessions(sessions)
             except StoreUnavailableError as error:

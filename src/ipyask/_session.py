@@ -22,6 +22,7 @@ from ._events import (
     MessageSource,
     SessionEvent,
     TurnEndEvent,
+    TurnStartEvent,
     UserMessageEvent,
     WireEvent,
 )
@@ -68,6 +69,7 @@ class Session:
         self._claimed: dict[str, tuple[UserMessage, int]] = {}
         self._listeners: list[SessionListener] = []
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._turn_seen = (0, False)  # events looked at for the open turn, and the answer
         if store is not None:
             self.sync()
 
@@ -77,6 +79,20 @@ class Session:
         """Every event so far, in order; an event's index is its sequence number."""
         with self._lock:
             return tuple(self._events)
+
+    def open_turn_at(self) -> int | None:
+        """The position of the log's last event while a turn is open (its latest
+        ``turn/start`` has no ``turn/end`` after it), else ``None``. Each call looks only at the
+        events that came since the one before (a durable ask checks it)."""
+        with self._lock:
+            seen, open_turn = self._turn_seen
+            for event in self._events[seen:]:
+                if isinstance(event, TurnStartEvent):
+                    open_turn = True
+                elif isinstance(event, TurnEndEvent):
+                    open_turn = False
+            self._turn_seen = (len(self._events), open_turn)
+            return len(self._events) - 1 if open_turn else None
 
     def append(self, event: SessionEvent | Mapping[str, Any]) -> SessionEvent:
         """Append one event (a model, or a dict in wire form); returns the stored model."""
@@ -121,11 +137,16 @@ class Session:
         """
         if self.store is None:
             return ()
+        # Read without holding the log: an append of this process (``written``) does not wait
+        # for another thread's read. Events that came in meanwhile are not taken twice.
         with self._lock:
-            fresh = [
-                EVENT.validate_python(event)
-                for _, event in self.store.read_events(self.id, after=len(self._events) - 1)
-            ]
+            after = len(self._events) - 1
+        read = [
+            (seq, EVENT.validate_python(event))
+            for seq, event in self.store.read_events(self.id, after)
+        ]
+        with self._lock:
+            fresh = [event for seq, event in read if seq >= len(self._events)]
             self._events.extend(fresh)
             listeners = list(self._listeners)
         for stored in fresh:

@@ -12,6 +12,7 @@ import pytest
 
 import ipyask
 from ipyask.store import Store, StoreUnavailableError, Terminal, open_store
+from ipyask.store._group_commit import new_record
 
 QUESTIONS = [{"id": "q1", "question": "Deploy?", "options": [{"label": "Yes"}, {"label": "No"}]}]
 
@@ -26,10 +27,10 @@ def writes_of(store: Any) -> list[int]:
         writes.append(1)
         return one(*args, **kwargs)
 
-    def open_many(records: Any) -> Any:
+    def open_many(records: Any, turns: Any = None) -> Any:
         writes.append(len(records))
         assert many is not None
-        return many(records)
+        return many(records, turns)
 
     store.open_question_at, store.open_questions_at = open_one, open_many
     return writes
@@ -205,7 +206,7 @@ async def test_a_store_fault_reaches_every_ask_of_the_group(location: str) -> No
     async with ipyask.connect(location, agent="worker") as agent:
         store: Any = agent.store
 
-        def unavailable(records: Any) -> Any:
+        def unavailable(records: Any, turns: Any = None) -> Any:
             raise StoreUnavailableError(store.location, "locked", "database is locked")
 
         store.open_questions_at = unavailable
@@ -217,44 +218,105 @@ async def test_a_store_fault_reaches_every_ask_of_the_group(location: str) -> No
         assert store.pending_questions() == []
 
 
-async def test_asks_started_together_read_their_session_once_for_the_turn_check(
+async def test_asks_of_a_current_log_read_nothing_before_the_write_that_checks_their_turn(
     location: str,
 ) -> None:
     async with ipyask.connect(location, agent="worker") as agent:
         store: Any = agent.store
         reads: list[str] = []
-        read = store.read_events
+        read, write = store.read_events, store.open_questions_at
+        reads_before_writes: list[int] = []
 
         def counted(session_id: str, after: int = -1) -> Any:
             reads.append(session_id)
             return read(session_id, after)
 
-        store.read_events = counted
+        def writing(records: Any, turns: Any = None) -> Any:
+            reads_before_writes.append(len(reads))
+            return write(records, turns)
+
+        store.read_events, store.open_questions_at = counted, writing
         asks = [
             asyncio.ensure_future(agent.ask(request(f"c{i}"), call_id=f"c{i}")) for i in range(8)
         ]
         answerer = open_store(location)
         try:
             pending = await until_pending(answerer, 8)
-            # The turn check of the group (plus, at most, a wake of the store watch): not one
-            # read of the log per ask.
-            assert 1 <= len(reads) <= 3
+            assert reads_before_writes[0] == 0  # the log was current: the write checked the turn
             service = ipyask.UserQuestions(store=answerer)
             for record in pending:
                 service.respond(None, record.id, picked(record.call_id))
             await asyncio.wait_for(asyncio.gather(*asks), 30)
-            # Once another process ended the turn, each ask of a group is refused on its own.
+
+            # Another process ended the turn: the writes refuse each ask of the group on its own
+            # (its check then reads the log and says why), and write nothing.
             answerer.append_event("worker", {"type": "turn/end", "turn": 1})
-            writes = writes_of(store)
             refused = await asyncio.gather(
                 *(agent.ask(request(f"d{i}"), call_id=f"d{i}") for i in range(3)),
                 return_exceptions=True,
             )
             assert [getattr(r, "code", None) for r in refused] == ["OUTSIDE_TURN"] * 3
             assert len({id(r) for r in refused}) == 3  # each asker its own error
-            assert writes == [] and answerer.pending_questions() == []
+            assert answerer.pending_questions() == []
+            assert [e["callId"] for e in asked_events(answerer, "worker")] == [
+                f"c{i}" for i in range(8)
+            ]
         finally:
             answerer.close()
+
+
+async def test_an_ask_refused_by_the_write_is_written_once_its_check_finds_a_new_turn(
+    location: str,
+) -> None:
+    async with ipyask.connect(location, agent="worker") as agent:
+        other = open_store(location)
+        try:
+            # Another process ended the turn (the agent's log still shows it open); the write
+            # refuses the ask, and the next turn begins before the ask's check reads the log:
+            # the check finds the new turn, and the ask is written.
+            other.append_event("worker", {"type": "turn/end", "turn": 1})
+            store: Any = agent.store
+            positions: list[Any] = []
+            write = store.open_questions_at
+
+            def writing(records: Any, turns: Any = None) -> Any:
+                found = write(records, turns)
+                if not positions:
+                    other.append_event("worker", {"type": "turn/start", "turn": 2})
+                positions.extend(found)
+                return found
+
+            store.open_questions_at = writing
+            asked = asyncio.ensure_future(agent.ask(request("Yes"), call_id="c1"))
+            (record,) = await until_pending(other, 1)
+            assert positions[0] == "outside-turn" and isinstance(positions[1], int)
+            ipyask.UserQuestions(store=other).respond(None, record.id, picked("Yes"))
+            answer = await asyncio.wait_for(asked, 30)
+            assert answer.answers[0].selected == ["Yes"]
+        finally:
+            other.close()
+
+
+def test_a_write_of_asks_checks_each_turn_after_the_position_its_asker_judged_by(
+    store: Store,
+) -> None:
+    sql: Any = store
+    for event in ({"type": "turn/start", "turn": 1}, {"type": "turn/end", "turn": 1}):
+        store.append_event("ended", event)
+    for event in ({"type": "turn/start", "turn": 1}, {"type": "tool/call", "callId": "x"}):
+        store.append_event("open", event)
+    records = [
+        new_record("ended", "a", QUESTIONS, request_id="r1", agent_id=None, assignee=None),
+        new_record("ended", "b", QUESTIONS, request_id="r2", agent_id=None, assignee=None),
+        new_record("open", "c", QUESTIONS, request_id="r3", agent_id=None, assignee=None),
+        new_record("ended", "d", QUESTIONS, request_id="r4", agent_id=None, assignee=None),
+    ]
+    # r1 judged before the turn/end (refused), r2 after it (the store does not judge what the
+    # asker saw), r3 in an open turn, r4 unchecked.
+    assert sql.open_questions_at(records, [0, 1, 1, None]) == ["outside-turn", 2, 2, 3]
+    assert sorted(r.id for r in store.pending_questions()) == ["r2", "r3", "r4"]
+    with pytest.raises(ValueError, match="one turn position per record"):
+        sql.open_questions_at(records, [0])
 
 
 def test_the_watch_follows_an_ask_only_until_it_reads_past_its_event(store: Store) -> None:

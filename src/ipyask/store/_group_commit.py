@@ -27,13 +27,20 @@ from ._faults import StoreUnavailableError
 from ._protocol import Store
 from ._records import QuestionRecord
 from ._rows import origin
-from ._sql import SQLStore
+from ._sql import OUTSIDE_TURN, SQLStore
 
-__all__ = ["AskGroup", "Written", "group_of", "new_record"]
+__all__ = ["AskGroup", "TurnCheck", "Written", "group_of", "new_record"]
 
 Written = tuple[QuestionRecord, int | None]
 """An ask's record and the position of the ``asked`` event it wrote (``None``: the session had
 a record of the call already, which this is; nothing was written)."""
+
+TurnCheck = Callable[[bool], int]
+"""An ask's turn check: ``check(read)`` raises if the ask may not be written, as its session's
+log says (``read``: brought up to date from the store first), and returns the position of the
+log's last event it judged by. A store that checks the turn as it writes (an SQL store) writes
+the ask only if no ``turn/end`` came after that position, so an asker whose log is current
+reads nothing first; any other store gets asks checked with a read."""
 
 
 def new_record(
@@ -61,8 +68,10 @@ def new_record(
 @dataclass(eq=False)
 class _Ask:
     record: QuestionRecord
-    check: Callable[[], None] | None = None
+    check: TurnCheck | None = None
     done: Future[Written] = field(default_factory=Future)
+    turn: int | None = None
+    """The position its check judged by (``None``: not checked)."""
 
 
 class AskGroup:
@@ -75,15 +84,14 @@ class AskGroup:
         self._writing = False
 
     def submit(
-        self, record: QuestionRecord, check: Callable[[], None] | None = None
+        self, record: QuestionRecord, check: TurnCheck | None = None
     ) -> tuple[Future[Written], bool]:
         """Queue ``record``'s ask; its result to come, and whether the caller leads: it must
         call :meth:`drain` (soon: the asks queued meanwhile wait for it).
 
-        ``check`` runs just before the group is written and raises if the ask may not be
-        (it reads the session's log: a durable ask needs an open turn); a check that passes
-        covers the group's other asks of the same session, whose own checks are then skipped:
-        it ran after each of them was asked."""
+        ``check`` (a :data:`TurnCheck`: a durable ask needs an open turn) runs just before the
+        group is written; a check that passes covers the group's other asks of the same
+        session, whose own checks are then skipped: it ran after each of them was asked."""
         ask = _Ask(record, check)
         with self._lock:
             self._queue.append(ask)
@@ -111,30 +119,46 @@ class AskGroup:
                 raise
 
     def _write(self, group: list[_Ask]) -> None:
-        group = _checked(group)
         store = self._store
-        if len(group) <= 1 or not isinstance(store, SQLStore):
-            for ask in group:
+        if not isinstance(store, SQLStore):
+            for ask in _checked(group, read=True):
                 self._write_alone(ask)
             return
+        group = _checked(group, read=False)
+        while group:
+            group = self._write_together(store, group)
+
+    def _write_together(self, store: SQLStore, group: list[_Ask]) -> list[_Ask]:
+        """Write ``group`` in one transaction; the asks the store refused as outside their turn
+        whose check, with a read now, passes again (a turn began meanwhile: written again)."""
         try:
-            positions = store.open_questions_at([ask.record for ask in group])
+            positions = store.open_questions_at(
+                [ask.record for ask in group], [ask.turn for ask in group]
+            )
         except StoreUnavailableError as error:  # the store's state, not one ask's
             for ask in group:
                 _set(ask, error=error)
-            return
-        except Exception:
+            return []
+        except Exception as error:
             # One ask's write failed the transaction: each alone, with its own result or error.
+            if len(group) == 1:
+                _set(group[0], error=error)
+                return []
+            again: list[_Ask] = []
             for ask in group:
-                self._write_alone(ask)
-            return
+                again += self._write_together(store, [ask])
+            return again
+        refused = [ask for ask, seq in zip(group, positions, strict=True) if seq == OUTSIDE_TURN]
         for ask, seq in zip(group, positions, strict=True):
+            if seq == OUTSIDE_TURN:
+                continue
             try:
                 written = (ask.record, seq) if seq is not None else (self._first(ask.record), None)
             except Exception as error:
                 _set(ask, error=error)
             else:
                 _set(ask, written)
+        return _checked(refused, read=True)
 
     def _first(self, record: QuestionRecord) -> QuestionRecord:
         """The record an earlier ask of ``record``'s call committed (records are never
@@ -164,20 +188,22 @@ class AskGroup:
             _set(ask, written)
 
 
-def _checked(group: list[_Ask]) -> list[_Ask]:
-    """The asks of ``group`` whose check passed (the others get its error); one check that
+def _checked(group: list[_Ask], *, read: bool) -> list[_Ask]:
+    """The asks of ``group`` whose check passed (the others get its error), each with the
+    position its check judged by (``read``: the log read from the store first); one check that
     passes a session serves its other asks."""
-    passed: set[str] = set()
+    passed: dict[str, int] = {}
     kept: list[_Ask] = []
     for ask in group:
         session_id = ask.record.session_id
-        if ask.check is not None and session_id not in passed:
-            try:
-                ask.check()
-            except Exception as error:
-                _set(ask, error=error)
-                continue
-            passed.add(session_id)
+        if ask.check is not None:
+            if session_id not in passed:
+                try:
+                    passed[session_id] = ask.check(read)
+                except Exception as error:  # the next ask of the session checks for itself
+                    _set(ask, error=error)
+                    continue
+            ask.turn = passed[session_id]
         kept.append(ask)
     return kept
 

@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._backoff import Backoff, Pause
@@ -46,7 +47,7 @@ from ._records import (
     asked_event,
     claim_of,
 )
-from ._sql import SQLStore, _first_claims, queries
+from ._sql import OUTSIDE_TURN, Position, SQLStore, _first_claims, queries
 
 if TYPE_CHECKING:
     import psycopg
@@ -81,21 +82,81 @@ def notify_statement(sessions: Collection[str]) -> tuple[str, tuple[list[str], l
     :data:`CHANNEL` and once on its own channel; a transaction sends them as it commits."""
     ordered = sorted(sessions)
     channels = [CHANNEL] * len(ordered) + [session_channel(s) for s in ordered]
-    return (
-        "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS n(c, p)",
-        (channels, ordered * 2),
-    )
+    return (_NOTIFY, (channels, ordered * 2))
+
+
+_NOTIFY = "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS n(c, p)"
 
 
 _LOCK_SESSION = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
 """Serialise the writes of one session for the rest of the transaction."""
 
-_OPEN_QUESTION = (  # a record and its ``asked`` event, or nothing if the call has one
-    f"WITH asked AS ({queries('%s').insert_question} RETURNING 1)"
-    " INSERT INTO ipyask_events (session_id, seq, body)"
-    " SELECT %s, COALESCE((SELECT MAX(seq) + 1 FROM ipyask_events WHERE session_id = %s), 0), %s"
-    " FROM asked RETURNING seq"
+_QUERIES = queries("%s", "body->>'type'")
+
+_OPEN_QUESTION = (  # a record and its ``asked`` event unless the call has one or the turn ended
+    "WITH turn AS (SELECT %s::bigint IS NOT NULL AND"
+    f" ({_QUERIES.turn_ended_after.removeprefix('SELECT ')}) AS ended),"
+    " asked AS (INSERT INTO ipyask_questions (id, session_id, agent_id, call_id, questions,"
+    "  asked_at, origin, assignee) SELECT %s, %s, %s, %s, %s, %s, %s, %s FROM turn"
+    "  WHERE NOT ended ON CONFLICT (session_id, call_id) DO NOTHING RETURNING session_id),"
+    " event AS (INSERT INTO ipyask_events (session_id, seq, body)"
+    "  SELECT session_id, COALESCE((SELECT MAX(seq) + 1 FROM ipyask_events AS e"
+    "   WHERE e.session_id = asked.session_id), 0), %s FROM asked RETURNING seq)"
+    " SELECT ended, (SELECT seq FROM event) FROM turn"
 )
+
+_SESSION_CHANNEL_SQL = "'ipyask_s_' || left(encode(sha256(convert_to({}, 'UTF8')), 'hex'), 32)"
+""":func:`session_channel` computed by the server (a claim learns its session there)."""
+
+_LOCK_CLAIMED_RECORDS = (  # in one order (by id), as every claim takes them
+    "SELECT id FROM ipyask_questions WHERE id = ANY(%s::text[]) AND outcome IS NULL"
+    " ORDER BY id FOR UPDATE"
+)
+_LOCK_CLAIMED_SESSIONS = (  # then their sessions' locks, in one order (by id)
+    "SELECT pg_advisory_xact_lock(hashtextextended(session_id, 0)) FROM"
+    " (SELECT DISTINCT session_id FROM ipyask_questions"
+    "  WHERE id = ANY(%s::text[]) AND outcome IS NULL ORDER BY session_id OFFSET 0) AS held"
+)
+_SETTLE_AND_NOTIFY = (  # a record settled, its ``answered`` event, its session notified
+    f"WITH settled AS ({_QUERIES.resolve_question}),"
+    " event AS (INSERT INTO ipyask_events (session_id, seq, body)"
+    "  SELECT session_id, COALESCE((SELECT MAX(seq) + 1 FROM ipyask_events AS e"
+    "   WHERE e.session_id = settled.session_id), 0), %s FROM settled RETURNING session_id)"
+    f" SELECT pg_notify('{CHANNEL}', session_id),"
+    f" pg_notify({_SESSION_CHANNEL_SQL.format('session_id')}, session_id) FROM event"
+)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A statement each store connection prepares once (the server plans it once), run as
+    ``EXECUTE`` in a string of statements (:meth:`PostgresStore._in_one_trip`)."""
+
+    name: str
+    sql: str
+
+    @property
+    def prepare(self) -> str:
+        numbered = iter(range(1, self.sql.count("%s") + 1))
+        return f"PREPARE {self.name} AS " + re.sub("%s", lambda _: f"${next(numbered)}", self.sql)
+
+    @property
+    def execute(self) -> str:
+        return f"EXECUTE {self.name}({', '.join(['%s'] * self.sql.count('%s'))})"
+
+
+_ONE_TRIP = {
+    statement.name: statement
+    for statement in (
+        _Prepared("ipyask_lock_session", _LOCK_SESSION),
+        _Prepared("ipyask_open_question", _OPEN_QUESTION),
+        _Prepared("ipyask_notify", _NOTIFY),
+        _Prepared("ipyask_lock_claimed_records", _LOCK_CLAIMED_RECORDS),
+        _Prepared("ipyask_lock_claimed_sessions", _LOCK_CLAIMED_SESSIONS),
+        _Prepared("ipyask_settle_and_notify", _SETTLE_AND_NOTIFY),
+    )
+}
+"""The statements of the store's one-round-trip writes, by name."""
 
 _MIGRATION_LOCK = 0x1BA5_0001  # an advisory lock key: one migrating process at a time
 
@@ -171,7 +232,7 @@ class PostgresStore(SQLStore):
     :class:`~ipyask._clock.ManualClock`).
     """
 
-    QUERIES = queries("%s")
+    QUERIES = _QUERIES
 
     def __init__(self, conninfo: str, *, clock: Clock | None = None) -> None:
         pg = import_psycopg()
@@ -187,6 +248,8 @@ class PostgresStore(SQLStore):
         """The sessions the current write transaction changed."""
         self._locked: set[str] = set()
         """The sessions the current write transaction holds the lock of."""
+        self._prepared_on: Any = None
+        """The connection the statements of :data:`_ONE_TRIP` were prepared on."""
         try:
             self._db: psycopg.Connection[Any] = connect(conninfo)
         except pg.OperationalError as error:  # a server down or restarting: a fault that passes
@@ -312,88 +375,100 @@ class PostgresStore(SQLStore):
         self._touched.add(session_id)  # notified once, at the end of the transaction
         return seq
 
+    def _in_one_trip(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[list[Any]]:
+        """Run ``statements`` (names of :data:`_ONE_TRIP` with their parameters) as one
+        transaction in one round trip to the server; each one's rows.
+
+        They go as one string of ``EXECUTE`` statements, their parameters bound by psycopg on
+        this side, the statements prepared once per connection: the server runs a string of
+        statements as one transaction (all of them or none), each seeing what the ones before
+        it wrote and what others committed before it began. A pipeline of server-bound
+        statements costs psycopg a wait per statement, and two round trips where a result
+        decides the next statement."""
+        db = self._db
+        if self._prepared_on is not db:  # a new connection (the first, or after a fault)
+            for statement in _ONE_TRIP.values():
+                db.execute(statement.prepare)
+            self._prepared_on = db
+        cursor = self._pg.ClientCursor(db)
+        cursor.execute(
+            "; ".join(_ONE_TRIP[name].execute for name, _ in statements),
+            [value for _, params in statements for value in params],
+        )
+        rows: list[list[Any]] = []
+        while True:
+            rows.append(cursor.fetchall() if cursor.description is not None else [])
+            if not cursor.nextset():
+                return rows
+
     def _insert_question(self, record: QuestionRecord) -> int | None:
-        return self._insert_questions([record])[0]
+        position = self._insert_questions([record], [None])[0]
+        assert position != OUTSIDE_TURN  # no turn was checked
+        return position
+
+    def _insert_questions(
+        self, records: list[QuestionRecord], turns: list[int | None]
+    ) -> list[Position]:
+        # One round trip for a group of asks: the sessions' locks (in one order), then one
+        # statement per ask that checks its turn (once the lock is held, no turn can end
+        # meanwhile), writes the record and its ``asked`` event, and reads its session's last
+        # position; then the notification. The transaction notifies its sessions itself, not
+        # through the listening connection's thread: the inbox hears of the ask as it commits,
+        # without that thread's wake-up and statement in between; a process's concurrent asks
+        # are one group, so a burst of asks is one notifying commit. A session whose asks were
+        # all repeats or refused is notified too (its feeds read it once for nothing).
+        sessions = sorted({r.session_id for r in records})
+        statements: list[tuple[str, tuple[Any, ...]]]
+        statements = [("ipyask_lock_session", (session_id,)) for session_id in sessions]
+        statements += [
+            (
+                "ipyask_open_question",
+                (turn, r.session_id, turn, *self._question_row(r), self._to_json(asked_event(r))),
+            )
+            for r, turn in zip(records, turns, strict=True)
+        ]
+        statements.append(("ipyask_notify", notify_statement(sessions)[1]))
+        with self._lock:
+            rows = self._in_one_trip(statements)[len(sessions) : -1]
+        return [
+            OUTSIDE_TURN if ended else None if seq is None else int(seq) for ((ended, seq),) in rows
+        ]
 
     def _resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
-        # Two round trips: BEGIN and the update that settles the record (it names the
-        # session), then the session's lock, the ``answered`` event, the notification and
-        # COMMIT in one pipeline. The claim notifies in its own transaction, not through the
-        # listening connection's thread: the waiting agent wakes as the claim commits, without
-        # that thread's wake-up and statement in between. The locks are taken in the order of
-        # every claim (the record's, then its session's).
-        params = self._settle_params(request_id, terminal)
-        body = self._to_json(answered_event(request_id, terminal))
-        with self._lock:
-            db = self._db
-            with db.pipeline(), db.transaction():
-                row = db.execute(self.QUERIES.resolve_question, params).fetchone()
-                if row is None:
-                    found = self._select(self.QUERIES.by_id, (request_id,))
-                    return claim_of(found[0] if found else None)
-                session_id = str(row[0])
-                db.execute(_LOCK_SESSION, (session_id,))
-                db.execute(self.QUERIES.insert_event, (session_id, body, session_id))
-                db.execute(*notify_statement({session_id}))
-        return accepted(terminal)
+        return self._resolve_questions([(request_id, terminal)])[0]
 
     def _resolve_questions(self, claims: list[tuple[str, Terminal]]) -> list[ClaimResult]:
-        # Two round trips whatever the batch's size, where one statement at a time made two per
-        # claim: BEGIN and every record's update go to the server in one pipeline (their rows
-        # name the sessions), then the sessions' locks, the ``answered`` events, the
-        # notification and COMMIT in another. The locks are taken in every batch's order (the
-        # records by id, then the sessions by id), and the transaction notifies itself.
+        # One round trip whatever the batch's size: the open records' locks (by id), their
+        # sessions' locks (by id; the order every claim takes them in), then per record one
+        # statement that settles it, appends its ``answered`` event and notifies its session.
+        # The transaction notifies itself: the waiting agent wakes as the claim commits. A
+        # record another claim settled first is read after, to report how it was settled.
         first = _first_claims(claims)
         order = sorted(first)
-        params = [self._settle_params(request_id, first[request_id]) for request_id in order]
-        bodies = {rid: self._to_json(answered_event(rid, first[rid])) for rid in order}
-        results: dict[str, ClaimResult] = {}
-        with self._lock:
-            db = self._db
-            with db.pipeline(), db.transaction():
-                updates = [db.execute(self.QUERIES.resolve_question, p) for p in params]
-                settled: list[tuple[str, str]] = []
-                for request_id, update in zip(order, updates, strict=True):
-                    row = update.fetchone()  # the first fetch sends the pipeline
-                    if row is None:
-                        found = self._select(self.QUERIES.by_id, (request_id,))
-                        results[request_id] = claim_of(found[0] if found else None)
-                    else:
-                        settled.append((str(row[0]), request_id))
-                        results[request_id] = accepted(first[request_id])
-                sessions = {session_id for session_id, _ in settled}
-                for session_id in sorted(sessions):
-                    db.execute(_LOCK_SESSION, (session_id,))
-                for session_id, request_id in settled:
-                    body = bodies[request_id]
-                    db.execute(self.QUERIES.insert_event, (session_id, body, session_id))
-                if sessions:
-                    db.execute(*notify_statement(sessions))
-        return self._in_claim_order(results, claims)
-
-    def _insert_questions(self, records: list[QuestionRecord]) -> list[int | None]:
-        # One round trip for a group of asks: BEGIN, the sessions' locks (in one order), one
-        # statement per ask (each reads its session's last position once the lock is held),
-        # the notification and COMMIT go to the server in one pipeline. The transaction
-        # notifies its sessions itself, not through the listening connection's thread: the
-        # inbox hears of the ask as it commits, without that thread's wake-up and statement in
-        # between; a process's concurrent asks are one group, so a burst of asks is one
-        # notifying commit. A session whose asks were all repeats is notified too (its feeds
-        # read it once for nothing).
-        params = [
-            (*self._question_row(r), r.session_id, r.session_id, self._to_json(asked_event(r)))
-            for r in records
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            ("ipyask_lock_claimed_records", (order,)),
+            ("ipyask_lock_claimed_sessions", (order,)),
         ]
-        sessions = sorted({r.session_id for r in records})
+        statements += [
+            (
+                "ipyask_settle_and_notify",
+                (
+                    *self._settle_params(request_id, first[request_id]),
+                    self._to_json(answered_event(request_id, first[request_id])),
+                ),
+            )
+            for request_id in order
+        ]
         with self._lock:
-            db = self._db
-            with db.pipeline(), db.transaction():
-                for session_id in sessions:
-                    db.execute(_LOCK_SESSION, (session_id,))
-                inserts = [db.execute(_OPEN_QUESTION, row) for row in params]
-                db.execute(*notify_statement(sessions))
-            rows = [cursor.fetchone() for cursor in inserts]
-        return [None if row is None else int(row[0]) for row in rows]
+            settled = self._in_one_trip(statements)[2:]
+            results: dict[str, ClaimResult] = {}
+            for request_id, notified in zip(order, settled, strict=True):
+                if notified:
+                    results[request_id] = accepted(first[request_id])
+                else:
+                    found = self._select(self.QUERIES.by_id, (request_id,))
+                    results[request_id] = claim_of(found[0] if found else None)
+        return self._in_claim_order(results, claims)
 
     def _to_json(self, value: Any) -> Any:
         return self._jsonb(value)

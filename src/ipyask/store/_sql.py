@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 from ._protocol import StoredEvent
 from ._records import (
@@ -28,9 +28,17 @@ from ._records import (
 )
 from ._rows import QUESTION_COLUMNS, origin, record_from_row
 
-__all__ = ["Queries", "SQLStore", "queries"]
+__all__ = ["OUTSIDE_TURN", "Position", "Queries", "SQLStore", "queries"]
 
 T = TypeVar("T")
+
+OUTSIDE_TURN: Literal["outside-turn"] = "outside-turn"
+"""The result of an ask :meth:`SQLStore.open_questions_at` refused: its session's turn ended
+after the position its asker judged by."""
+
+Position = int | None | Literal["outside-turn"]
+"""What writing an ask did: the position of its ``asked`` event; ``None``: the session had a
+record of the call already (nothing written); :data:`OUTSIDE_TURN`: refused."""
 
 
 @dataclass(frozen=True)
@@ -60,13 +68,21 @@ class Queries:
         "UPDATE ipyask_questions SET outcome = ?, answer = ?, error = ?, resolved_at = ?,"
         " answered_by = ? WHERE id = ? AND outcome IS NULL RETURNING session_id"
     )
+    turn_ended_after: str = (  # whether the session's last turn event after a position ends it
+        "SELECT COALESCE((SELECT {type} FROM ipyask_events WHERE session_id = ? AND seq > ?"
+        " AND {type} IN ('turn/start', 'turn/end') ORDER BY seq DESC LIMIT 1), '') = 'turn/end'"
+    )
 
 
-def queries(placeholder: str) -> Queries:
-    """The statements with ``placeholder`` (``?`` for sqlite3, ``%s`` for psycopg)."""
+def queries(placeholder: str, event_type: str) -> Queries:
+    """The statements with ``placeholder`` (``?`` for sqlite3, ``%s`` for psycopg) and
+    ``event_type``, the driver's expression of an event body's ``type``."""
     written = Queries()
     return Queries(
-        **{f.name: getattr(written, f.name).replace("?", placeholder) for f in fields(Queries)}
+        **{
+            f.name: getattr(written, f.name).replace("?", placeholder).replace("{type}", event_type)
+            for f in fields(Queries)
+        }
     )
 
 
@@ -243,28 +259,46 @@ class SQLStore(ABC):
                 return None
             return self._append_body(db, record.session_id, body)
 
-    def open_questions_at(self, records: Sequence[QuestionRecord]) -> list[int | None]:
+    def open_questions_at(
+        self, records: Sequence[QuestionRecord], turns: Sequence[int | None] | None = None
+    ) -> list[Position]:
         """Write ``records`` (new asks, built by the caller) in one write transaction: each
         inserted with its ``asked`` event as :meth:`open_question_at` inserts one, in order;
-        the position of each one's event, or ``None`` for a record whose call the session had
-        already (nothing written for it: :meth:`question_for_call` finds the first record)."""
+        each one's :data:`Position`.
+
+        ``turns`` (one per record) checks the turn as the transaction writes: a record is
+        written only if no ``turn/end`` followed its turn position in its session's log (the
+        last event its asker saw an open turn at), else it is :data:`OUTSIDE_TURN`; ``None``
+        does not check. An asker whose log is current needs no read before its ask."""
         records = list(records)
         if not records:
             return []
-        return self._attempt(lambda: self._insert_questions(records))
+        checked: list[int | None] = list(turns) if turns is not None else [None] * len(records)
+        if len(checked) != len(records):
+            raise ValueError("open_questions_at needs one turn position per record")
+        return self._attempt(lambda: self._insert_questions(records, checked))
 
-    def _insert_questions(self, records: list[QuestionRecord]) -> list[int | None]:
+    def _insert_questions(
+        self, records: list[QuestionRecord], turns: list[int | None]
+    ) -> list[Position]:
         rows = [(self._question_row(r), self._to_json(asked_event(r))) for r in records]
-        positions: list[int | None] = []
+        positions: list[Position] = []
         with self._write() as db:
             for session_id in sorted({r.session_id for r in records}):  # one lock order
                 self._lock_session(db, session_id)
-            for record, (row, body) in zip(records, rows, strict=True):
-                inserted = db.execute(self.QUERIES.insert_question, row).rowcount == 1
-                positions.append(
-                    self._append_body(db, record.session_id, body) if inserted else None
-                )
+            for record, turn, (row, body) in zip(records, turns, rows, strict=True):
+                if turn is not None and self._turn_ended_after(db, record.session_id, turn):
+                    positions.append(OUTSIDE_TURN)
+                elif db.execute(self.QUERIES.insert_question, row).rowcount == 1:
+                    positions.append(self._append_body(db, record.session_id, body))
+                else:
+                    positions.append(None)
         return positions
+
+    def _turn_ended_after(self, db: Any, session_id: str, seq: int) -> bool:
+        """Whether a ``turn/end`` is the last turn event of ``session_id`` after ``seq``."""
+        row = db.execute(self.QUERIES.turn_ended_after, (session_id, seq)).fetchone()
+        return bool(row[0])
 
     def _asked_before(self, session_id: str, call_id: str) -> QuestionRecord:
         """The record a call's earlier ask committed (records are never deleted)."""

@@ -130,7 +130,7 @@ def _open_unchanged(path: Path) -> sqlite3.Connection:
 class SQLiteStore(SQLStore):
     """A :class:`~ipyask.store.Store` in one SQLite file (created with its folder if missing)."""
 
-    QUERIES = queries("?")
+    QUERIES = queries("?", "json_extract(body, '$.type')")
 
     def __init__(self, path: str | Path = DEFAULT_SQLITE_PATH) -> None:
         self.path = Path(path)
