@@ -10,7 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 import ipyask
+from ipyask._durable import _StoreWatch
 from ipyask.store import Store, open_store
+from ipyask.store._follow import follower_of
+from ipyask.testing import ManualClock
 
 QUESTIONS = [{"id": "q1", "question": "Deploy?", "options": [{"label": "Yes"}]}]
 
@@ -71,3 +74,57 @@ async def test_an_asker_of_a_followed_session_does_not_read_its_record(location:
         finally:
             answerer.close()
         assert [a.answers[0].selected for a in answers] == [["Yes"]] * 3
+
+
+async def test_an_agent_asking_one_question_after_another_reads_no_record_and_subscribes_once(
+    location: str,
+) -> None:
+    async with ipyask.connect(location, agent="worker") as agent:
+        follower = follower_of(agent.store)
+        reads = counted(agent.store, "question")
+        subscribed = counted(follower, "subscribe")
+        answerer = open_store(location)
+        service = ipyask.UserQuestions(store=answerer)
+        try:
+            for i in range(4):
+                asked = asyncio.ensure_future(agent.ask({"questions": QUESTIONS}, call_id=f"c{i}"))
+                while not (pending := answerer.pending_questions()):
+                    await asyncio.sleep(0.005)
+                service.respond(
+                    None, pending[0].id, {"answers": [{"id": "q1", "selected": ["Yes"]}]}
+                )
+                assert (await asyncio.wait_for(asked, 20)).answers[0].selected == ["Yes"]
+        finally:
+            answerer.close()
+        # The first ask subscribed and read its record; the watch kept following the session
+        # between asks, so the others did neither.
+        assert len(subscribed) == 1 and len(reads) == 1
+
+
+async def test_the_watch_stops_following_a_session_a_while_after_its_last_ask(
+    location: str,
+) -> None:
+    clock = ManualClock()
+    async with ipyask.connect(location, agent="worker") as agent:
+        agent.service._durable._clock = clock  # the clock of its store watches
+        follower = follower_of(agent.store)
+        answerer = open_store(location)
+        try:
+            asked = asyncio.ensure_future(agent.ask({"questions": QUESTIONS}, call_id="c1"))
+            while not (pending := answerer.pending_questions()):
+                await asyncio.sleep(0.005)
+            ipyask.UserQuestions(store=answerer).respond(
+                None, pending[0].id, {"answers": [{"id": "q1", "selected": ["Yes"]}]}
+            )
+            await asyncio.wait_for(asked, 20)
+        finally:
+            answerer.close()
+        # Quiet seconds pass on the follower; the session is kept until the clock says so.
+        await asyncio.sleep(2.5 * follower.IDLE_WAIT)
+        assert follower.subscribers == 1
+        clock.advance(_StoreWatch.KEEP_MS)
+        for _ in range(400):
+            if follower.subscribers == 0:
+                break
+            await asyncio.sleep(0.01)
+        assert follower.subscribers == 0
