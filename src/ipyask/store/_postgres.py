@@ -117,6 +117,11 @@ _LOCK_CLAIMED_SESSIONS = (  # then their sessions' locks, in one order (by id)
     " (SELECT DISTINCT session_id FROM ipyask_questions"
     "  WHERE id = ANY(%s::text[]) AND outcome IS NULL ORDER BY session_id OFFSET 0) AS held"
 )
+_LOCK_CLAIMED_RECORD = (  # one record's lock, then its session's: a single claim, one statement
+    "SELECT pg_advisory_xact_lock(hashtextextended(session_id, 0)) FROM"
+    " (SELECT session_id FROM ipyask_questions WHERE id = %s AND outcome IS NULL FOR UPDATE)"
+    " AS held"
+)
 _SETTLE_AND_NOTIFY = (  # a record settled, its ``answered`` event, its session notified
     f"WITH settled AS ({_QUERIES.resolve_question}),"
     " event AS (INSERT INTO ipyask_events (session_id, seq, body)"
@@ -153,6 +158,7 @@ _ONE_TRIP = {
         _Prepared("ipyask_notify", _NOTIFY),
         _Prepared("ipyask_lock_claimed_records", _LOCK_CLAIMED_RECORDS),
         _Prepared("ipyask_lock_claimed_sessions", _LOCK_CLAIMED_SESSIONS),
+        _Prepared("ipyask_lock_claimed_record", _LOCK_CLAIMED_RECORD),
         _Prepared("ipyask_settle_and_notify", _SETTLE_AND_NOTIFY),
     )
 }
@@ -439,16 +445,22 @@ class PostgresStore(SQLStore):
 
     def _resolve_questions(self, claims: list[tuple[str, Terminal]]) -> list[ClaimResult]:
         # One round trip whatever the batch's size: the open records' locks (by id), their
-        # sessions' locks (by id; the order every claim takes them in), then per record one
+        # sessions' locks (by id; the order every claim takes them in; a single claim takes
+        # its record's, then its session's, in one statement), then per record one
         # statement that settles it, appends its ``answered`` event and notifies its session.
         # The transaction notifies itself: the waiting agent wakes as the claim commits. A
         # record another claim settled first is read after, to report how it was settled.
         first = _first_claims(claims)
         order = sorted(first)
-        statements: list[tuple[str, tuple[Any, ...]]] = [
-            ("ipyask_lock_claimed_records", (order,)),
-            ("ipyask_lock_claimed_sessions", (order,)),
-        ]
+        statements: list[tuple[str, tuple[Any, ...]]] = (
+            [("ipyask_lock_claimed_record", (order[0],))]
+            if len(order) == 1
+            else [
+                ("ipyask_lock_claimed_records", (order,)),
+                ("ipyask_lock_claimed_sessions", (order,)),
+            ]
+        )
+        locks = len(statements)
         statements += [
             (
                 "ipyask_settle_and_notify",
@@ -460,7 +472,7 @@ class PostgresStore(SQLStore):
             for request_id in order
         ]
         with self._lock:
-            settled = self._in_one_trip(statements)[2:]
+            settled = self._in_one_trip(statements)[locks:]
             results: dict[str, ClaimResult] = {}
             for request_id, notified in zip(order, settled, strict=True):
                 if notified:
