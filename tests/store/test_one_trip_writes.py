@@ -48,6 +48,18 @@ def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return sent
 
 
+def refuse_events(admin: Any, name: str, when: str = "") -> None:
+    """Make the database refuse every insert of an event (``when``: those it matches)."""
+    admin.execute(
+        "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS"
+        " $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$"
+    )
+    admin.execute(
+        f"CREATE TRIGGER {name} BEFORE INSERT ON ipyask_events FOR EACH ROW {when}"
+        " EXECUTE FUNCTION refuse()"
+    )
+
+
 def events(store: PostgresStore, session_id: str) -> list[str]:
     return [event["type"] for _, event in store.read_events(session_id)]
 
@@ -78,13 +90,8 @@ def test_a_claim_whose_event_the_database_refuses_leaves_the_record_open(
 ) -> None:
     store.open_question_at("s1", "c1", QUESTIONS, request_id="r1")
     with psycopg.connect(location, autocommit=True) as admin:
-        admin.execute(
-            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS"
-            " $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$"
-        )
-        admin.execute(
-            "CREATE TRIGGER refuse_answers BEFORE INSERT ON ipyask_events FOR EACH ROW"
-            " WHEN (NEW.body->>'type' = 'user-questions/answered') EXECUTE FUNCTION refuse()"
+        refuse_events(
+            admin, "refuse_answers", "WHEN (NEW.body->>'type' = 'user-questions/answered')"
         )
         with pytest.raises(psycopg.errors.RaiseException, match="refused by the test"):
             store.resolve_question("r1", YES)
@@ -99,14 +106,7 @@ def test_an_ask_whose_event_the_database_refuses_writes_no_record(
     store: PostgresStore, location: str
 ) -> None:
     with psycopg.connect(location, autocommit=True) as admin:
-        admin.execute(
-            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS"
-            " $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$"
-        )
-        admin.execute(
-            "CREATE TRIGGER refuse_asks BEFORE INSERT ON ipyask_events FOR EACH ROW"
-            " EXECUTE FUNCTION refuse()"
-        )
+        refuse_events(admin, "refuse_asks")
         with pytest.raises(psycopg.errors.RaiseException, match="refused by the test"):
             store.open_question_at("s1", "c1", QUESTIONS, request_id="r1")
         assert store.question("r1") is None and store.pending_questions() == []
