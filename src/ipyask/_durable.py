@@ -792,12 +792,16 @@ class _StoreWatch:
             unsubscribe()
         return False
 
+    def _followed(self) -> dict[int, Session]:
+        """The sessions the askers wait in, and those kept (hold ``_lock``)."""
+        followed = {id(w.session): w.session for w in self._waiters}
+        followed.update((key, session) for key, (session, _) in self._kept.items())
+        return followed
+
     def _sessions(self) -> set[str]:
-        """The sessions the askers wait in, and those kept (their changes wake the watch)."""
+        """The ids of the sessions followed (their changes wake the watch)."""
         with self._lock:
-            return {waiter.session.id for waiter in self._waiters} | {
-                session.id for session, _ in self._kept.values()
-            }
+            return {session.id for session in self._followed().values()}
 
     def remove(self, waiter: _Waiter) -> None:
         with self._lock:
@@ -834,10 +838,9 @@ class _StoreWatch:
     def _read_now(self) -> None:
         with self._reading:
             with self._lock:
-                if self._stopped or not (self._waiters or self._kept):
+                sessions = self._followed()
+                if self._stopped or not sessions:
                     return
-                sessions = {id(w.session): w.session for w in self._waiters}
-                sessions.update((key, session) for key, (session, _) in self._kept.items())
             try:
                 self._read_sessions(sessions)
             except StoreUnavailableError as error:

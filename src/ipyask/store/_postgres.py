@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._backoff import Backoff, Pause
@@ -93,15 +94,24 @@ _LOCK_SESSION = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
 
 _QUERIES = queries("%s", "body->>'type'")
 
+
+def _append_event_of(rows: str) -> str:
+    """An insert of one event (its body the next parameter) for each session of ``rows`` (a
+    CTE with a ``session_id``), at the next position of that session's log."""
+    return (
+        "INSERT INTO ipyask_events (session_id, seq, body) SELECT session_id,"
+        " COALESCE((SELECT MAX(seq) + 1 FROM ipyask_events AS e"
+        f" WHERE e.session_id = {rows}.session_id), 0), %s FROM {rows}"
+    )
+
+
 _OPEN_QUESTION = (  # a record and its ``asked`` event unless the call has one or the turn ended
     "WITH turn AS (SELECT %s::bigint IS NOT NULL AND"
     f" ({_QUERIES.turn_ended_after.removeprefix('SELECT ')}) AS ended),"
     " asked AS (INSERT INTO ipyask_questions (id, session_id, agent_id, call_id, questions,"
     "  asked_at, origin, assignee) SELECT %s, %s, %s, %s, %s, %s, %s, %s FROM turn"
     "  WHERE NOT ended ON CONFLICT (session_id, call_id) DO NOTHING RETURNING session_id),"
-    " event AS (INSERT INTO ipyask_events (session_id, seq, body)"
-    "  SELECT session_id, COALESCE((SELECT MAX(seq) + 1 FROM ipyask_events AS e"
-    "   WHERE e.session_id = asked.session_id), 0), %s FROM asked RETURNING seq)"
+    f" event AS ({_append_event_of('asked')} RETURNING seq)"
     " SELECT ended, (SELECT seq FROM event) FROM turn"
 )
 
@@ -124,9 +134,7 @@ _LOCK_CLAIMED_RECORD = (  # one record's lock, then its session's: a single clai
 )
 _SETTLE_AND_NOTIFY = (  # a record settled, its ``answered`` event, its session notified
     f"WITH settled AS ({_QUERIES.resolve_question}),"
-    " event AS (INSERT INTO ipyask_events (session_id, seq, body)"
-    "  SELECT session_id, COALESCE((SELECT MAX(seq) + 1 FROM ipyask_events AS e"
-    "   WHERE e.session_id = settled.session_id), 0), %s FROM settled RETURNING session_id)"
+    f" event AS ({_append_event_of('settled')} RETURNING session_id)"
     f" SELECT pg_notify('{CHANNEL}', session_id),"
     f" pg_notify({_SESSION_CHANNEL_SQL.format('session_id')}, session_id) FROM event"
 )
@@ -140,12 +148,12 @@ class _Prepared:
     name: str
     sql: str
 
-    @property
+    @cached_property
     def prepare(self) -> str:
         numbered = iter(range(1, self.sql.count("%s") + 1))
         return f"PREPARE {self.name} AS " + re.sub("%s", lambda _: f"${next(numbered)}", self.sql)
 
-    @property
+    @cached_property
     def execute(self) -> str:
         return f"EXECUTE {self.name}({', '.join(['%s'] * self.sql.count('%s'))})"
 
@@ -406,11 +414,6 @@ class PostgresStore(SQLStore):
             rows.append(cursor.fetchall() if cursor.description is not None else [])
             if not cursor.nextset():
                 return rows
-
-    def _insert_question(self, record: QuestionRecord) -> int | None:
-        position = self._insert_questions([record], [None])[0]
-        assert position != OUTSIDE_TURN  # no turn was checked
-        return position
 
     def _insert_questions(
         self, records: list[QuestionRecord], turns: list[int | None]

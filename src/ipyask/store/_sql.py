@@ -247,17 +247,12 @@ class SQLStore(ABC):
         )
 
     def _insert_question(self, record: QuestionRecord) -> int | None:
-        """Insert ``record`` and its ``asked`` event in one write transaction; the event's
-        position, or ``None`` when the session has a record of the call already (nothing is
-        written then). Everything is encoded before the transaction begins: other writers wait
-        for it only while its statements run."""
-        row = self._question_row(record)
-        body = self._to_json(asked_event(record))
-        with self._write() as db:
-            self._lock_session(db, record.session_id)
-            if db.execute(self.QUERIES.insert_question, row).rowcount != 1:
-                return None
-            return self._append_body(db, record.session_id, body)
+        """Insert ``record`` and its ``asked`` event in one write transaction (as a group of
+        one, turn unchecked); the event's position, or ``None`` when the session has a record of
+        the call already (nothing is written then)."""
+        position = self._insert_questions([record], [None])[0]
+        assert position != OUTSIDE_TURN  # no turn was checked
+        return position
 
     def open_questions_at(
         self, records: Sequence[QuestionRecord], turns: Sequence[int | None] | None = None
@@ -281,6 +276,8 @@ class SQLStore(ABC):
     def _insert_questions(
         self, records: list[QuestionRecord], turns: list[int | None]
     ) -> list[Position]:
+        # Everything is encoded before the transaction begins: other writers wait for it only
+        # while its statements run.
         rows = [(self._question_row(r), self._to_json(asked_event(r))) for r in records]
         positions: list[Position] = []
         with self._write() as db:
