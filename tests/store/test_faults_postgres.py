@@ -17,9 +17,12 @@ import pytest
 import ipyask
 from helpers.agent_processes import finish, start_agent
 from ipyask.store import PostgresStore, Store, StoreUnavailableError, Terminal, open_store
-from ipyask.testing import new_database, postgres_stopped, restart_postgres
+from ipyask.testing import postgres_stopped, restart_postgres
 
-pytestmark = pytest.mark.postgres
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.parametrize("location", ["postgres"], indirect=True),
+]
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -51,11 +54,6 @@ FAULTS: dict[str, Callable[[str], None]] = {
     "pg_ctl restart -m fast": restart,
     "pg_terminate_backend": terminate_every_backend,
 }
-
-
-@pytest.fixture
-def location(postgres_cluster: str) -> str:
-    return new_database(postgres_cluster)
 
 
 @pytest.fixture

@@ -13,9 +13,12 @@ import pytest
 
 from ipyask.store import PostgresStore, Store, open_store
 from ipyask.store._follow import StoreFollower, Subscription
-from ipyask.testing import ManualClock, new_database
+from ipyask.testing import ManualClock
 
-pytestmark = pytest.mark.postgres
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.parametrize("location", ["postgres"], indirect=True),
+]
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -23,11 +26,6 @@ LISTENING = (
     "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
     " AND (query LIKE 'LISTEN %' OR query LIKE 'UNLISTEN %')"
 )
-
-
-@pytest.fixture
-def location(postgres_cluster: str) -> str:
-    return new_database(postgres_cluster)
 
 
 @pytest.fixture

@@ -9,21 +9,18 @@ from typing import Any
 import pytest
 
 from ipyask.store import PostgresStore, Terminal, open_store
-from ipyask.testing import new_database
 
 psycopg = pytest.importorskip("psycopg")
 
-pytestmark = pytest.mark.postgres
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.parametrize("location", ["postgres"], indirect=True),
+]
 
 QUESTIONS = [{"id": "q1", "question": "Deploy?", "options": [{"label": "Yes"}, {"label": "No"}]}]
 YES = Terminal.model_validate(
     {"outcome": "answered", "answer": {"answers": [{"id": "q1", "selected": ["Yes"]}]}}
 )
-
-
-@pytest.fixture
-def location(postgres_cluster: str) -> str:
-    return new_database(postgres_cluster)
 
 
 @pytest.fixture

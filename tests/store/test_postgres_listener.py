@@ -14,9 +14,12 @@ import ipyask
 from helpers.server_processes import HAS_PROC, server_wakeups
 from ipyask.store import PostgresStore, Store, Terminal, open_store
 from ipyask.store._postgres import CHANNEL, session_channel
-from ipyask.testing import ManualClock, new_database
+from ipyask.testing import ManualClock
 
-pytestmark = pytest.mark.postgres
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.parametrize("location", ["postgres"], indirect=True),
+]
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -24,11 +27,6 @@ LISTENING = (
     "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
     " AND (query LIKE %s OR query LIKE %s)"
 )
-
-
-@pytest.fixture
-def location(postgres_cluster: str) -> str:
-    return new_database(postgres_cluster)
 
 
 @pytest.fixture
