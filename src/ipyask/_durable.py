@@ -49,7 +49,7 @@ from .store import (
 )
 from .store._follow import Subscription, follower_of
 from .store._group_commit import TurnCheck, group_of, new_record
-from .store._records import accepted, asked_event, claim_of
+from .store._records import ChangeNote, accepted, asked_event, claim_of
 
 __all__ = [
     "BatchClaim",
@@ -710,6 +710,10 @@ class DurableAsks:
             watch.stop()
 
 
+Written = list[tuple[int, dict[str, Any]]]
+"""Events a store's change notes say were written to a session: ``(seq, wire event)``."""
+
+
 class _StoreWatch:
     """While askers wait on a store, reads their sessions' new events as the store changes.
 
@@ -746,7 +750,9 @@ class _StoreWatch:
         self._read: dict[int, int] = {}
         self._kept: dict[int, tuple[Session, float]] = {}
         """Sessions no asker waits in, followed until a time on the clock (ms)."""
-        self._subscription = Subscription(self._changed, self._sessions, also_when_idle=True)
+        self._subscription = Subscription(
+            self._changed, self._sessions, also_when_idle=True, on_notes=self._noted
+        )
         self._unsubscribe: Callable[[], None] | None = None
         self._retry: TimerHandle | None = None
         self._subscribing = False
@@ -835,22 +841,44 @@ class _StoreWatch:
                 return
         self._read_now()
 
-    def _read_now(self) -> None:
+    def _noted(self, notes: Sequence[ChangeNote]) -> None:
+        """The store changed and its notes tell what was written: the sessions take their
+        new events from them, and only one they leave a gap in is read."""
+        self._release()
+        with self._lock:
+            if self._retry is not None:
+                return
+        written: dict[str, Written] = {}
+        for note in notes:
+            written.setdefault(note.session_id, []).append((note.seq, note.event))
+        self._read_now(written)
+
+    def _read_now(self, written: Mapping[str, Written] | None = None) -> None:
+        """Bring the followed sessions up to date and hand on their new events: from the
+        store, or from what its notes say was ``written`` (by session id; a session they do
+        not name did not change)."""
         with self._reading:
             with self._lock:
                 sessions = self._followed()
                 if self._stopped or not sessions:
                     return
             try:
-                self._read_sessions(sessions)
+                self._read_sessions(sessions, written)
             except StoreUnavailableError as error:
                 self._wait_out(error)
                 return
             self._backoff.reset()
 
-    def _read_sessions(self, sessions: Mapping[int, Session]) -> None:
+    def _read_sessions(
+        self,
+        sessions: Mapping[int, Session],
+        written: Mapping[str, Written] | None,
+    ) -> None:
         for key, session in sessions.items():
-            session.sync()
+            if written is None:
+                session.sync()
+            elif session.id in written and not session.noted(written[session.id]):
+                session.sync()  # the notes skipped events: read them
             events = session.events
             with self._lock:
                 start = self._read.get(key, len(events))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import Field
@@ -113,10 +113,12 @@ class Session:
 
         The log grows only without a gap: when it ends just before ``seq``, the event is
         appended here; when other processes appended events in between, those and this one are
-        read from the store (once, in order); when a concurrent :meth:`sync` already brought it
-        in, nothing changes.
+        read from the store (once, in order); when a concurrent :meth:`sync` (or
+        :meth:`noted`) already brought it in, nothing changes.
         """
         with self._lock:
+            if seq < len(self._events):
+                return self._events[seq]
             if seq == len(self._events):
                 self._events.append(stored)
                 listeners = list(self._listeners)
@@ -129,6 +131,31 @@ class Session:
         for listener in listeners:
             listener.event_appended(self, stored)
         return stored
+
+    def noted(self, written: Sequence[tuple[int, Mapping[str, Any]]]) -> bool:
+        """Take in events the store's change notes told of (``(seq, wire event)``, in order)
+        without reading them; whether they left no gap.
+
+        An event the log has already is skipped; one right after the log's end is appended
+        (listeners see it); at the first one further on, nothing more is taken and ``False``
+        says that the events in between must be read (:meth:`sync`)."""
+        fresh: list[SessionEvent] = []
+        gap = False
+        with self._lock:
+            for seq, event in written:
+                if seq < len(self._events):
+                    continue
+                if seq > len(self._events):
+                    gap = True
+                    break
+                stored = EVENT.validate_python(event)
+                self._events.append(stored)
+                fresh.append(stored)
+            listeners = list(self._listeners) if fresh else []
+        for stored in fresh:
+            for listener in listeners:
+                listener.event_appended(self, stored)
+        return not gap
 
     def sync(self) -> tuple[SessionEvent, ...]:
         """Bring in the events other processes appended to the store; returns them.

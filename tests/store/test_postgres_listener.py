@@ -14,6 +14,7 @@ import ipyask
 from helpers.server_processes import HAS_PROC, server_wakeups
 from ipyask.store import PostgresStore, Store, Terminal, open_store
 from ipyask.store._postgres import CHANNEL, session_channel
+from ipyask.store._records import ChangeNote
 from ipyask.testing import ManualClock
 
 pytestmark = [
@@ -48,6 +49,12 @@ def eventually(check: Callable[[], bool], seconds: float = 5.0) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+def told(payload: str) -> tuple[str, int]:
+    """The session and position an ask's or a claim's notification tells of (its note)."""
+    note = ChangeNote.model_validate_json(payload)
+    return note.session_id, note.seq
 
 
 def answered(label: str) -> Terminal:
@@ -205,6 +212,26 @@ def test_a_listener_hears_only_the_sessions_its_feeds_follow(location: str) -> N
         writer.close()
 
 
+def test_a_store_whose_last_feed_closed_stops_listening(location: str) -> None:
+    watcher, writer = PostgresStore(location), PostgresStore(location)
+    try:
+        feed = watcher.changes()
+        listener = watcher._listener
+        assert listener is not None and listener.channels == {CHANNEL}
+        feed.close()
+        assert eventually(lambda: listener.channels == set())
+        before = listener.notifications
+        writer.append_event("s1", {"type": "turn/start", "turn": 1})
+        again = watcher.changes(sessions=lambda: {"s2"})  # listening for s2 only, from now
+        writer.append_event("s2", {"type": "turn/start", "turn": 1})
+        assert again.wait(5.0) is True
+        assert listener.notifications == before + 1  # s1's commit never reached this process
+        again.close()
+    finally:
+        watcher.close()
+        writer.close()
+
+
 def test_a_transaction_notifies_each_session_once_on_each_channel(
     location: str, observer: Any
 ) -> None:
@@ -213,8 +240,8 @@ def test_a_transaction_notifies_each_session_once_on_each_channel(
     observer.execute(f'LISTEN "{session_channel("s1")}"')
     try:
         store.open_question("s1", "c1", [{"id": "q", "question": "Go?"}], request_id="r1")
-        heard = [(n.channel, n.payload) for n in observer.notifies(timeout=1.0, stop_after=3)]
-        assert sorted(heard) == sorted([(CHANNEL, "s1"), (session_channel("s1"), "s1")])
+        heard = [(n.channel, told(n.payload)) for n in observer.notifies(timeout=1.0, stop_after=3)]
+        assert sorted(heard) == sorted([(CHANNEL, ("s1", 0)), (session_channel("s1"), ("s1", 0))])
     finally:
         store.close()
 
@@ -231,15 +258,22 @@ def test_an_ask_and_a_claim_notify_as_they_commit_without_the_listening_thread(
     assert listener is not None
     observer.execute(f'LISTEN "{session_channel("s1")}"')
     observer.execute(f"LISTEN {CHANNEL}")
-    expected = sorted([(CHANNEL, "s1"), (session_channel("s1"), "s1")])
     try:
         with listener.changed:  # its thread cannot send meanwhile
             record, _ = store.open_question("s1", "c1", [{"id": "q"}], request_id="r1")
-            heard = [(n.channel, n.payload) for n in observer.notifies(timeout=2.0, stop_after=2)]
-            assert sorted(heard) == expected
+            heard = [
+                (n.channel, told(n.payload)) for n in observer.notifies(timeout=2.0, stop_after=2)
+            ]
+            assert sorted(heard) == sorted(
+                [(CHANNEL, ("s1", 0)), (session_channel("s1"), ("s1", 0))]
+            )
             assert store.resolve_question(record.id, answered("yes")).status == "accepted"
-            heard = [(n.channel, n.payload) for n in observer.notifies(timeout=2.0, stop_after=2)]
-            assert sorted(heard) == expected
+            heard = [
+                (n.channel, told(n.payload)) for n in observer.notifies(timeout=2.0, stop_after=2)
+            ]
+            assert sorted(heard) == sorted(
+                [(CHANNEL, ("s1", 1)), (session_channel("s1"), ("s1", 1))]
+            )
         assert listener.sent == 0  # both came with their commits
         again = store.resolve_question(record.id, answered("no"))
         assert again.status == "already-resolved" and again.answer == answered("yes").answer

@@ -12,12 +12,13 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from .._backoff import Backoff, Pause
 from .._clock import ThreadClock
 from ._protocol import ChangeFeed, Store
+from ._records import ChangeNote
 
 __all__ = ["EverySession", "StoreFollower", "Subscription", "follower_of"]
 
@@ -41,11 +42,18 @@ class EverySession(Collection[str]):
 class Subscription:
     """One subscriber: ``on_change`` is called on the follower's thread when the feed wakes
     for one of ``sessions()`` (every session when ``None``), and after each quiet
-    :attr:`StoreFollower.IDLE_WAIT` as well when ``also_when_idle``."""
+    :attr:`StoreFollower.IDLE_WAIT` as well when ``also_when_idle``.
+
+    With ``on_notes``, a wake whose changes the feed's notifications told whole (PostgreSQL's
+    asks and claims: :class:`~ipyask.store._records.ChangeNote`) calls it with their notes
+    instead of ``on_change``: the subscriber takes what was written from them and reads the
+    store only where they leave a gap. The notes are of every session the feed heard of, not
+    only the subscriber's."""
 
     on_change: Callable[[], None]
     sessions: Callable[[], Collection[str]] | None = None
     also_when_idle: bool = False
+    on_notes: Callable[[Sequence[ChangeNote]], None] | None = None
 
 
 class StoreFollower:
@@ -180,15 +188,17 @@ class StoreFollower:
                     if replaced is None:
                         return
                     feed = replaced
-                    changed = True  # what changed meanwhile is not known: read the store
+                    changed, notes = True, None  # what changed meanwhile is not known
                 else:
                     backoff.reset()
                     if not changed and self._ended(feed):
                         return
+                    # What the feed's notifications told of the changes (PostgreSQL), if whole.
+                    notes = getattr(feed, "notes", None) if changed else None
                 subscriptions = self._current(feed)  # those who subscribed during the wait too
                 if subscriptions is None:
                     return
-                self._call(subscriptions, changed)
+                self._call(subscriptions, changed, notes)
         finally:
             feed.close()
 
@@ -237,12 +247,20 @@ class StoreFollower:
             feed.close()  # retired meanwhile
             return None
 
-    def _call(self, subscriptions: list[Subscription], changed: bool) -> None:
+    def _call(
+        self,
+        subscriptions: list[Subscription],
+        changed: bool,
+        notes: Sequence[ChangeNote] | None,
+    ) -> None:
         for subscription in subscriptions:
             if not (changed or subscription.also_when_idle):
                 continue
             try:
-                subscription.on_change()
+                if notes is not None and subscription.on_notes is not None:
+                    subscription.on_notes(notes)
+                else:
+                    subscription.on_change()
             except Exception:  # one subscriber's failure is not another's
                 log.exception("ipyask: handling a change of the store %s failed", self.location)
 

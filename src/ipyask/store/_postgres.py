@@ -1,16 +1,20 @@
 """``PostgresStore``: one inbox shared across machines, through PostgreSQL (psycopg 3).
 
 Needs the ``postgres`` extra (``pip install 'ipyask[postgres]'``); psycopg is imported only when
-a PostgreSQL store is opened. Each session a commit changed is notified once on
-``ipyask_changes`` and on the session's own channel (:func:`session_channel`), with the
-session's id, so a waiting process wakes as the answer commits: each store keeps one connection
-that ``LISTEN``s, and its change feeds wait on it. That connection's thread also sends the
-store's notifications, those of every commit made while it sent the previous ones in one
-statement (the server wakes every listening connection at each notifying commit); a claim
-(``resolve_question``) notifies inside its own transaction, so the waiting agent wakes as it
-commits; a store with no listener notifies inside each write transaction. The connection listens on
-``ipyask_changes`` only while a feed follows every session (an inbox); otherwise on the channels
-of the sessions its feeds follow, so an agent's process is not woken by other agents' commits.
+a PostgreSQL store is opened. Each session a commit changed is notified on ``ipyask_changes``
+and on the session's own channel (:func:`session_channel`), so a waiting process wakes as the
+answer commits: each store keeps one connection that ``LISTEN``s, and its change feeds wait on
+it. An ask's and a claim's notification carries a note of what it wrote
+(:class:`~ipyask.store._records.ChangeNote`, one per question), which the feeds hand on so that
+nobody reads it back; every other notification is the bare session id.
+
+Asks and claims notify inside their own transactions, so the other side wakes as they commit.
+The other writes hand their sessions to the listening connection's thread, which notifies those
+of every commit made while it sent the previous ones in one statement (the server wakes every
+listening connection at each notifying commit); a store with no listener notifies inside each
+write transaction. The connection listens on ``ipyask_changes`` only while a feed follows every
+session (an inbox); otherwise on the channels of the sessions its feeds follow, so an agent's
+process is not woken by other agents' commits; with no feed, on nothing.
 
 Faults heal by themselves: a statement that finds its connection lost (a server restart, a
 terminated backend, a dropped network) runs once more on a new connection, and a store that
@@ -21,6 +25,7 @@ changed during the outage.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import re
@@ -28,9 +33,9 @@ import selectors
 import socket
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -40,6 +45,8 @@ from ._faults import StoreUnavailableError
 from ._follow import EverySession
 from ._migrations import ELSEWHERE, POSTGRES_STEPS, SCHEMA_VERSION, StoreOpenError, check_version
 from ._records import (
+    Asker,
+    ChangeNote,
     ClaimResult,
     QuestionRecord,
     Terminal,
@@ -105,18 +112,43 @@ def _append_event_of(rows: str) -> str:
     )
 
 
+_SESSION_CHANNEL_SQL = "'ipyask_s_' || left(encode(sha256(convert_to({}, 'UTF8')), 'hex'), 32)"
+""":func:`session_channel` computed by the server (a claim learns its session there)."""
+
+NOTE_LIMIT = 8000
+"""A notification's payload is shorter than this many bytes (the server's limit)."""
+
+
+def _noted(asker: str = "") -> str:
+    """A CTE of the note (:class:`~ipyask.store._records.ChangeNote`) of each row of ``event``
+    (an insert ``RETURNING session_id, seq, body``); ``asker`` adds who asked."""
+    return (
+        "noted AS (SELECT session_id, jsonb_build_object('sessionId', session_id, 'seq', seq,"
+        f" 'event', body{asker})::text AS note FROM event)"
+    )
+
+
+_NOTIFY_NOTED = (  # each note on CHANNEL and on its session's channel; too long: the bare id
+    f"SELECT pg_notify(channel, CASE WHEN octet_length(note) < {NOTE_LIMIT} THEN note"
+    " ELSE session_id END) FROM noted,"
+    f" LATERAL (VALUES ('{CHANNEL}'), ({_SESSION_CHANNEL_SQL.format('session_id')}))"
+    " AS channels(channel)"
+)
+
+_ASKER = ", 'asker', %s::jsonb"
+"""The ``asker`` of an ask's note: the ask statement's last parameter."""
+
 _OPEN_QUESTION = (  # a record and its ``asked`` event unless the call has one or the turn ended
     "WITH turn AS (SELECT %s::bigint IS NOT NULL AND"
     f" ({_QUERIES.turn_ended_after.removeprefix('SELECT ')}) AS ended),"
     " asked AS (INSERT INTO ipyask_questions (id, session_id, agent_id, call_id, questions,"
     "  asked_at, origin, assignee) SELECT %s, %s, %s, %s, %s, %s, %s, %s FROM turn"
     "  WHERE NOT ended ON CONFLICT (session_id, call_id) DO NOTHING RETURNING session_id),"
-    f" event AS ({_append_event_of('asked')} RETURNING seq)"
-    " SELECT ended, (SELECT seq FROM event) FROM turn"
+    f" event AS ({_append_event_of('asked')} RETURNING session_id, seq, body),"
+    f" {_noted(_ASKER)}"
+    f" SELECT ended, (SELECT seq FROM event), (SELECT count(*) FROM ({_NOTIFY_NOTED}) AS sent)"
+    " FROM turn"
 )
-
-_SESSION_CHANNEL_SQL = "'ipyask_s_' || left(encode(sha256(convert_to({}, 'UTF8')), 'hex'), 32)"
-""":func:`session_channel` computed by the server (a claim learns its session there)."""
 
 _LOCK_CLAIMED_RECORDS = (  # in one order (by id), as every claim takes them
     "SELECT id FROM ipyask_questions WHERE id = ANY(%s::text[]) AND outcome IS NULL"
@@ -134,10 +166,14 @@ _LOCK_CLAIMED_RECORD = (  # one record's lock, then its session's: a single clai
 )
 _SETTLE_AND_NOTIFY = (  # a record settled, its ``answered`` event, its session notified
     f"WITH settled AS ({_QUERIES.resolve_question}),"
-    f" event AS ({_append_event_of('settled')} RETURNING session_id)"
-    f" SELECT pg_notify('{CHANNEL}', session_id),"
-    f" pg_notify({_SESSION_CHANNEL_SQL.format('session_id')}, session_id) FROM event"
+    f" event AS ({_append_event_of('settled')} RETURNING session_id, seq, body),"
+    f" {_noted()} {_NOTIFY_NOTED}"
 )
+
+
+def _asker(record: QuestionRecord) -> dict[str, Any]:
+    """The ``asker`` of an ask's note."""
+    return Asker(agent_id=record.agent_id, asked_at=record.asked_at, origin=record.origin).to_wire()
 
 
 @dataclass(frozen=True)
@@ -163,7 +199,6 @@ _ONE_TRIP = {
     for statement in (
         _Prepared("ipyask_lock_session", _LOCK_SESSION),
         _Prepared("ipyask_open_question", _OPEN_QUESTION),
-        _Prepared("ipyask_notify", _NOTIFY),
         _Prepared("ipyask_lock_claimed_records", _LOCK_CLAIMED_RECORDS),
         _Prepared("ipyask_lock_claimed_sessions", _LOCK_CLAIMED_SESSIONS),
         _Prepared("ipyask_lock_claimed_record", _LOCK_CLAIMED_RECORD),
@@ -420,27 +455,33 @@ class PostgresStore(SQLStore):
     ) -> list[Position]:
         # One round trip for a group of asks: the sessions' locks (in one order), then one
         # statement per ask that checks its turn (once the lock is held, no turn can end
-        # meanwhile), writes the record and its ``asked`` event, and reads its session's last
-        # position; then the notification. The transaction notifies its sessions itself, not
-        # through the listening connection's thread: the inbox hears of the ask as it commits,
-        # without that thread's wake-up and statement in between; a process's concurrent asks
-        # are one group, so a burst of asks is one notifying commit. A session whose asks were
-        # all repeats or refused is notified too (its feeds read it once for nothing).
+        # meanwhile), writes the record and its ``asked`` event, reads its session's last
+        # position and notifies the ask's note. The transaction notifies itself, not through
+        # the listening connection's thread: the inbox hears of the ask as it commits, without
+        # that thread's wake-up and statement in between, and shows its card from the note.
+        # An ask that wrote nothing (a repeat, or refused) notifies nothing.
         sessions = sorted({r.session_id for r in records})
         statements: list[tuple[str, tuple[Any, ...]]]
         statements = [("ipyask_lock_session", (session_id,)) for session_id in sessions]
         statements += [
             (
                 "ipyask_open_question",
-                (turn, r.session_id, turn, *self._question_row(r), self._to_json(asked_event(r))),
+                (
+                    turn,
+                    r.session_id,
+                    turn,
+                    *self._question_row(r),
+                    self._to_json(asked_event(r)),
+                    self._to_json(_asker(r)),
+                ),
             )
             for r, turn in zip(records, turns, strict=True)
         ]
-        statements.append(("ipyask_notify", notify_statement(sessions)[1]))
         with self._lock:
-            rows = self._in_one_trip(statements)[len(sessions) : -1]
+            rows = self._in_one_trip(statements)[len(sessions) :]
         return [
-            OUTSIDE_TURN if ended else None if seq is None else int(seq) for ((ended, seq),) in rows
+            OUTSIDE_TURN if ended else None if seq is None else int(seq)
+            for ((ended, seq, _),) in rows
         ]
 
     def _resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
@@ -521,6 +562,44 @@ ANY_SESSION = ""
 """The payload of a notification that names no session (every feed wakes for it)."""
 
 
+def _note_of(payload: str) -> ChangeNote | None:
+    """The note a notification's payload carries, or ``None`` when it is a bare session id
+    (every write but asks and claims, a note too long for a notification, an earlier ipyask)."""
+    if not payload.startswith("{"):
+        return None
+    try:
+        return ChangeNote.model_validate_json(payload)
+    except ValueError:  # a session id that starts with a brace
+        return None
+
+
+@dataclass
+class Heard:
+    """What the notifications of one wake-up of a listener told."""
+
+    sessions: set[str] = field(default_factory=set)
+    """The sessions they name."""
+    notes: list[ChangeNote] = field(default_factory=list)
+    """The notes they carried, in commit order."""
+    bare: bool = False
+    """Whether some named a session and nothing more (what changed there is not told)."""
+
+    def add(self, payload: str) -> None:
+        note = _note_of(payload)
+        if note is None:
+            self.sessions.add(payload)
+            self.bare = True
+        else:
+            self.sessions.add(note.session_id)
+            self.notes.append(note)
+
+    def __ior__(self, other: Heard) -> Heard:
+        self.sessions |= other.sessions
+        self.notes += other.notes
+        self.bare = self.bare or other.bare
+        return self
+
+
 class ChangeListener:
     """One ``LISTEN`` connection of a store, shared by all its change feeds.
 
@@ -591,9 +670,17 @@ class ChangeListener:
         self.listen_for_feeds()
 
     def unsubscribe(self, feed: PostgresChangeFeed) -> None:
+        """Stop handing changes to ``feed``; the thread stops listening for what no feed
+        follows any more (without waiting for it), so commits nobody here waits for no longer
+        wake this process."""
         with self.changed:
             self._feeds.discard(feed)
             self.changed.notify_all()
+            if self.closed or self._db is None:
+                return
+            self._requested += 1
+        with contextlib.suppress(OSError):  # closed meanwhile: it listens for nothing
+            self._wake_write.send(b"s")
 
     def notify(self, sessions: Collection[str]) -> None:
         """Notify ``sessions`` (changed by a commit of this process) from the listening
@@ -642,8 +729,8 @@ class ChangeListener:
             return {CHANNEL}
         return {session_channel(session) for session in sessions}
 
-    def _sync(self, db: psycopg.Connection[Any]) -> set[str]:
-        """Listen on what the feeds follow now; the sessions notified meanwhile."""
+    def _sync(self, db: psycopg.Connection[Any]) -> Heard:
+        """Listen on what the feeds follow now; what was notified meanwhile."""
         with self.changed:
             ticket = self._requested
         wanted = self._wanted()
@@ -660,10 +747,10 @@ class ChangeListener:
 
     def _run_statements(
         self, db: psycopg.Connection[Any], statements: list[tuple[str, Any]]
-    ) -> set[str]:
-        """Run ``statements``; the sessions notified meanwhile (psycopg hands a notification
-        that arrives while a statement runs to the connection's handlers)."""
-        received: set[str] = set()
+    ) -> Heard:
+        """Run ``statements``; what was notified meanwhile (psycopg hands a notification that
+        arrives while a statement runs to the connection's handlers)."""
+        received = Heard()
 
         def keep(notification: Any) -> None:
             self.notifications += 1
@@ -677,13 +764,13 @@ class ChangeListener:
             db.remove_notify_handler(keep)
         return received
 
-    def _send(self, db: psycopg.Connection[Any]) -> set[str]:
-        """Notify the sessions waiting in the outbox (put back if the connection fails); the
-        sessions notified meanwhile."""
+    def _send(self, db: psycopg.Connection[Any]) -> Heard:
+        """Notify the sessions waiting in the outbox (put back if the connection fails); what
+        was notified meanwhile."""
         with self.changed:
             sessions, self._outbox = self._outbox, set()
         if not sessions:
-            return set()
+            return Heard()
         try:
             received = self._run_statements(db, [notify_statement(sessions)])
         except BaseException:
@@ -740,30 +827,32 @@ class ChangeListener:
                 self.failure = None
                 self.reconnects += 1
                 for feed in self._feeds:  # what changed while it was down is not known
-                    feed.pending.add(ANY_SESSION)
+                    feed.heard(Heard({ANY_SESSION}, bare=True))
                 self.changed.notify_all()
             self._backoff.reset()
             log.info("ipyask: listening to the store %s again", self._location)
             return db
         return None
 
-    def _deliver(self, sessions: set[str]) -> None:
-        if sessions:
+    def _deliver(self, heard: Heard) -> None:
+        if heard.sessions:
             with self.changed:
                 for feed in self._feeds:
-                    feed.pending |= sessions
+                    feed.heard(heard)
                 self.changed.notify_all()
 
     def _listen(self, db: psycopg.Connection[Any]) -> None:
         pgconn = db.pgconn
         encoding = db.info.encoding
-        self._deliver(self._sync(db) | self._send(db))
+        heard = self._sync(db)
+        heard |= self._send(db)
+        self._deliver(heard)
         with selectors.DefaultSelector() as selector:
             selector.register(pgconn.socket, selectors.EVENT_READ)
             selector.register(self._wake_read, selectors.EVENT_READ)
             while True:
                 ready = selector.select()
-                sessions: set[str] = set()
+                heard = Heard()
                 if any(key.fileobj is self._wake_read for key, _ in ready):
                     self._wake_read.recv(4096)
                     if self.closed:
@@ -771,13 +860,13 @@ class ChangeListener:
                     with self.changed:
                         syncing = self._requested > self._served
                     if syncing:
-                        sessions = self._sync(db)
-                    sessions |= self._send(db)
+                        heard = self._sync(db)
+                    heard |= self._send(db)
                 pgconn.consume_input()
                 while (notification := pgconn.notifies()) is not None:
                     self.notifications += 1
-                    sessions.add(notification.extra.decode(encoding, "replace"))
-                self._deliver(sessions)
+                    heard.add(notification.extra.decode(encoding, "replace"))
+                self._deliver(heard)
 
     def close(self) -> None:
         """Stop listening and close the connection (idempotent, from any thread)."""
@@ -822,6 +911,12 @@ class PostgresChangeFeed:
         self._closed = False
         self.pending: set[str] = set()
         """Sessions changed since the last :meth:`wait` returned (filled by the listener)."""
+        self._notes: list[ChangeNote] | None = []
+        """The notes of those changes; ``None`` once a change came that no note told."""
+        self.notes: Sequence[ChangeNote] | None = None
+        """What the changes the last :meth:`wait` returned ``True`` for wrote, as their
+        notifications told (to every session the listener hears of, in commit order), or
+        ``None`` when some change was not told (read the store)."""
         listener.subscribe(self)
 
     def followed(self) -> Collection[str] | None:
@@ -834,6 +929,14 @@ class PostgresChangeFeed:
     def sessions_changed(self) -> None:
         """The feed follows sessions it did not: listen for them before this returns."""
         self._listener.listen_for_feeds()
+
+    def heard(self, heard: Heard) -> None:
+        """Take in what the listener heard (it holds its lock)."""
+        self.pending |= heard.sessions
+        if heard.bare:
+            self._notes = None
+        elif self._notes is not None:
+            self._notes += heard.notes
 
     def _concerns(self, changed: set[str]) -> bool:
         if ANY_SESSION in changed:
@@ -859,9 +962,11 @@ class PostgresChangeFeed:
                 if self._closed or listener.closed:
                     return False
                 changed, self.pending = self.pending, set()
+                notes, self._notes = self._notes, []
             if not changed:
                 return False  # the timeout passed
             if self._concerns(changed):
+                self.notes = notes
                 return True
 
     def close(self) -> None:

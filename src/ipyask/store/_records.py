@@ -17,6 +17,8 @@ from .._answered_by import AnsweredBy
 __all__ = [
     "ANSWERED",
     "ASKED",
+    "Asker",
+    "ChangeNote",
     "ClaimResult",
     "ClaimStatus",
     "ErrorInfo",
@@ -91,6 +93,57 @@ class QuestionRecord(StoreModel):
     def pending(self) -> bool:
         """Whether the question is still open."""
         return self.terminal is None
+
+
+class Asker(StoreModel):
+    """Who asked a question, in a :class:`ChangeNote` of its ask (the rest of its record is in
+    its ``asked`` event)."""
+
+    agent_id: str | None = None
+    asked_at: float | None = None
+    origin: str | None = None
+
+
+class ChangeNote(StoreModel):
+    """What one commit wrote to one session's log, as the commit's notification tells it
+    (PostgreSQL): the event at ``seq`` and, for an ask, who asked. A process that follows the
+    session takes the event from the note instead of reading it back from the store (an inbox
+    shows an asked question's card from it, an agent takes its answer from it).
+
+    Only asks and claims send notes; every other write notifies with the bare session id (see
+    :mod:`ipyask.store._postgres`), and so does an ask or claim whose note would not fit a
+    notification."""
+
+    session_id: str
+    seq: int
+    event: dict[str, Any]
+    """The event in wire form, as stored."""
+    asker: Asker | None = None
+    """Present in the note of an ask."""
+
+    def record(self) -> QuestionRecord | None:
+        """The question an ask's note opened (``None`` for any other note)."""
+        event = self.event
+        if self.asker is None or event.get("type") != ASKED:
+            return None
+        return QuestionRecord(
+            id=event["id"],
+            call_id=event["callId"],
+            questions=event["questions"],
+            assignee=event.get("assignee"),
+            session_id=self.session_id,
+            agent_id=self.asker.agent_id,
+            asked_at=self.asker.asked_at,
+            origin=self.asker.origin,
+        )
+
+    def settled(self) -> tuple[str, Terminal] | None:
+        """The question a claim's note settled and how (``None`` for any other note)."""
+        event = self.event
+        if event.get("type") != ANSWERED:
+            return None
+        fields = {key: value for key, value in event.items() if key not in ("type", "id")}
+        return event["id"], Terminal.model_validate(fields)
 
 
 class ClaimResult(StoreModel):

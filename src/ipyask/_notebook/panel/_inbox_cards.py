@@ -6,7 +6,8 @@ record: answering a card is a claim on the store, and the first claim of any vie
 wins; a card settles when the store says its question settled, whoever settled it. The store's
 one follower in this process (:func:`~ipyask.store._follow.follower_of`, shared with the durable
 asks waiting on the store) wakes on each commit, without busy polling, and the inbox hands the
-change to the panel's event loop.
+change to the panel's event loop. Where the commits' notifications tell what was written
+(PostgreSQL's asks and claims), the cards follow them with no read of the store.
 
 A store that cannot be reached or written (:class:`~ipyask.store.StoreUnavailableError`) loses
 nothing: reading it is retried at backed-off delays, and an answer that could not be saved stays
@@ -23,7 +24,7 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from ..._answered_by import Door
 from ..._backoff import Backoff
@@ -41,6 +42,7 @@ from ...store import (
     Terminal,
 )
 from ...store._follow import Subscription, follower_of
+from ...store._records import ChangeNote
 from ...widget import Card, CardSource, NoticeCode, QuestionWidget
 from ._answer_loop import call_on
 from ._card_outcomes import CardOutcomes
@@ -159,6 +161,8 @@ class InboxCards:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._refresh_due = False
+        self._told: list[ChangeNote] = []
+        """Notes of the store's changes not yet taken in (on the event loop)."""
         self._stopped = False
         # each answer waiting for the store, with who gave it and through which door
         self._unsaved: dict[str, tuple[AskUserQuestionAnswer, tuple[str | None, Door]]] = {}
@@ -176,12 +180,51 @@ class InboxCards:
         except RuntimeError:
             self._loop = None
         # Subscribed first: the follower's feed is open, so no change after the read is missed.
-        self._unsubscribe = follower_of(self.store).subscribe(Subscription(self._changed))
+        subscription = Subscription(self._changed, on_notes=self._noted)
+        self._unsubscribe = follower_of(self.store).subscribe(subscription)
         self.refresh()
 
     def _changed(self) -> None:
         if not self._stopped:
             self._schedule_refresh()
+
+    def _noted(self, notes: Sequence[ChangeNote]) -> None:
+        """The store's notes tell what changed: the cards follow them, with no read."""
+        if self._stopped:
+            return
+        with self._lock:
+            due = bool(self._told)  # else taking them in is scheduled already
+            self._told += notes
+        if not due:
+            call_on(self._loop, self._take_notes)
+
+    def _take_notes(self) -> None:
+        """A card for each question a note says was asked, and each card a note says was
+        settled marked as it was (the notes of other sessions than a scoped panel's, and of
+        questions it has no card of, change nothing)."""
+        with self._lock:
+            notes, self._told = self._told, []
+        if self._stopped:
+            return
+        new: list[QuestionRecord] = []
+        settled: list[tuple[str, Terminal]] = []
+        with self._lock:
+            for note in notes:
+                if self._session_id is not None and note.session_id != self._session_id:
+                    continue
+                record = note.record()
+                if record is not None:
+                    if record.id not in self._open and record.id not in self._settled:
+                        self._open[record.id] = record
+                        new.append(record)
+                elif (done := note.settled()) is not None and done[0] in self._open:
+                    del self._open[done[0]]
+                    self._settled.add(done[0])
+                    settled.append(done)
+        for record in new:
+            self._widget.set_card(_card(record))
+        for key, terminal in settled:
+            self._mark(key, terminal)
 
     def _schedule_refresh(self) -> None:
         with self._lock:

@@ -1,0 +1,119 @@
+"""PostgreSQL: an inbox shows and settles its cards from the notes of the store's commits, and
+a waiting asker takes its answer from one, without reading the store back; a change no note
+tells of is read as before."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import ipyask
+from ipyask.store import Store, Terminal, open_store
+from ipyask.store._follow import StoreFollower
+from ipyask.testing import new_database
+
+from ._helpers import DEPLOY, NO, YES, View, until
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def pg_location(postgres_cluster: str) -> str:
+    pytest.importorskip("psycopg")
+    return new_database(postgres_cluster)
+
+
+@pytest.fixture(autouse=True)
+def no_idle_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Waiters read their sessions after each quiet second too: not during these tests."""
+    monkeypatch.setattr(StoreFollower, "IDLE_WAIT", 60.0)
+
+
+@pytest.fixture
+def stores(pg_location: str) -> Iterator[list[Store]]:
+    opened: list[Store] = []
+    yield opened
+    for store in opened:
+        store.close()
+
+
+def counted(store: Store, *names: str) -> list[str]:
+    """The calls of ``store``'s methods ``names`` from now on, by name."""
+    calls: list[str] = []
+    for name in names:
+        method = getattr(store, name)
+
+        def wrapped(*args: Any, _name: str = name, _method: Any = method, **kwargs: Any) -> Any:
+            calls.append(_name)
+            return _method(*args, **kwargs)
+
+        setattr(store, name, wrapped)
+    return calls
+
+
+def pending(panel: ipyask.QuestionPanel) -> list[dict[str, Any]]:
+    return [card for card in panel.cards if card["status"] == "pending"]
+
+
+async def test_cards_show_and_settle_from_notes_and_the_asker_takes_its_answer_from_one(
+    pg_location: str, stores: list[Store]
+) -> None:
+    inbox_store, elsewhere = open_store(pg_location), open_store(pg_location)
+    stores += [inbox_store, elsewhere]
+    panel = ipyask.inbox(inbox_store)
+    view = View(panel)
+    inbox_reads = counted(inbox_store, "pending_questions", "question", "read_events")
+    try:
+        async with ipyask.connect(pg_location, agent="worker") as agent:
+            await until(lambda: inbox_reads)  # connecting opened a session: no note for that
+            inbox_reads.clear()
+            asking = asyncio.ensure_future(agent.ask(DEPLOY, call_id="c1"))
+            [card] = await until(lambda: pending(panel))
+            assert card["source"]["agent"] == "worker"
+            assert card["questions"][0]["question"] == "Deploy?"
+            agent_reads = counted(agent.store, "read_events", "question", "pending_questions")
+
+            # Answered in another process: the card says so, the asker has its answer.
+            by = {"who": "ada", "door": "api", "at": 1.0}
+            terminal = Terminal.model_validate(
+                {"outcome": "answered", "answer": NO, "answeredBy": by}
+            )
+            assert elsewhere.resolve_question(card["key"], terminal).status == "accepted"
+            assert (await asyncio.wait_for(asking, 10)).to_wire() == NO
+            settled = await until(lambda: panel.get_card(card["key"]).status == "answered")
+            assert settled
+            shown = panel.get_card(card["key"])
+            assert shown.answer is not None and shown.answer.to_wire() == NO
+
+            # Answered on the card: the panel's own claim's note changes nothing more.
+            asking = asyncio.ensure_future(agent.ask(DEPLOY, call_id="c2"))
+            [card] = await until(lambda: pending(panel))
+            view.answer(card["key"], YES)
+            assert (await asyncio.wait_for(asking, 10)).to_wire() == YES
+            await asyncio.sleep(0.2)  # the claim's own note has come back by now
+            assert inbox_reads == []
+            assert agent_reads == []
+            assert panel.get_card(card["key"]).status == "answered"
+    finally:
+        panel.close()
+        await panel.service.aclose()
+
+
+async def test_a_change_no_note_tells_of_is_read(pg_location: str, stores: list[Store]) -> None:
+    inbox_store, elsewhere = open_store(pg_location), open_store(pg_location)
+    stores += [inbox_store, elsewhere]
+    panel = ipyask.inbox(inbox_store)
+    reads = counted(inbox_store, "pending_questions")
+    try:
+        elsewhere.append_event("s1", {"type": "turn/start", "turn": 1})  # a bare notification
+        await until(lambda: reads)
+        long = {"questions": [{"id": "q1", "question": "x" * 8000}]}  # too long for a note
+        elsewhere.open_question("s1", "c1", long["questions"], request_id="r1")
+        [card] = await until(lambda: pending(panel))
+        assert card["key"] == "r1" and len(reads) >= 2
+    finally:
+        panel.close()
+        await panel.service.aclose()

@@ -1,0 +1,114 @@
+"""PostgreSQL: an ask's and a claim's notifications carry a note of what they wrote (the event
+and, for an ask, who asked), so a process following the session need not read it back; every
+other write, and a note too long for a notification, names the bare session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ipyask.store import PostgresStore, Terminal, open_store
+from ipyask.store._postgres import CHANNEL, NOTE_LIMIT, session_channel
+from ipyask.store._records import ChangeNote
+
+psycopg = pytest.importorskip("psycopg")
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.parametrize("location", ["postgres"], indirect=True),
+]
+
+QUESTIONS = [{"id": "q1", "question": "Deploy?", "options": [{"label": "Yes"}, {"label": "No"}]}]
+YES = Terminal.model_validate(
+    {
+        "outcome": "answered",
+        "answer": {"answers": [{"id": "q1", "selected": ["Yes"]}]},
+        "answeredBy": {"who": "ada", "door": "api", "at": 1.5},
+    }
+)
+
+
+@pytest.fixture
+def store(location: str) -> Iterator[PostgresStore]:
+    opened = open_store(location)
+    assert isinstance(opened, PostgresStore)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def observer(location: str) -> Iterator[Any]:
+    connection = psycopg.connect(location, autocommit=True)
+    yield connection
+    connection.close()
+
+
+def heard(observer: Any, count: int) -> list[tuple[str, str]]:
+    return [(n.channel, n.payload) for n in observer.notifies(timeout=2.0, stop_after=count)]
+
+
+def test_an_ask_and_a_claim_notify_a_note_of_what_they_wrote(
+    store: PostgresStore, observer: Any
+) -> None:
+    observer.execute(f"LISTEN {CHANNEL}")
+    observer.execute(f'LISTEN "{session_channel("s1")}"')
+    store.append_event("s1", {"type": "turn/start", "turn": 1})
+    assert heard(observer, 2) == [(CHANNEL, "s1"), (session_channel("s1"), "s1")]  # bare
+
+    record, created = store.open_question(
+        "s1", "c1", QUESTIONS, agent_id="deployer", request_id="r1", assignee="ada"
+    )
+    assert created
+    (channel, payload), (other, same) = heard(observer, 2)
+    assert {channel, other} == {CHANNEL, session_channel("s1")} and payload == same
+    note = ChangeNote.model_validate_json(payload)
+    [(seq, event)] = store.read_events("s1", after=0)
+    assert (note.session_id, note.seq, note.event) == ("s1", seq, event)
+    assert note.record() == record  # the whole open record: the inbox's card needs no read
+    assert note.settled() is None
+
+    assert store.resolve_question("r1", YES).status == "accepted"
+    [(_, payload), _] = heard(observer, 2)
+    note = ChangeNote.model_validate_json(payload)
+    [(seq, event)] = store.read_events("s1", after=1)
+    assert (note.session_id, note.seq, note.event) == ("s1", seq, event)
+    settled = store.question("r1")
+    assert settled is not None
+    assert note.settled() == ("r1", settled.terminal)
+    assert note.record() is None
+
+
+def test_a_note_too_long_for_a_notification_names_the_bare_session(
+    store: PostgresStore, observer: Any
+) -> None:
+    observer.execute(f'LISTEN "{session_channel("s1")}"')
+    long = [{"id": "q1", "question": "x" * NOTE_LIMIT}]
+    store.open_question("s1", "c1", long, request_id="r1")
+    assert heard(observer, 1) == [(session_channel("s1"), "s1")]
+    assert store.resolve_question("r1", YES).status == "accepted"  # a short note again
+    [(_, payload)] = heard(observer, 1)
+    assert ChangeNote.model_validate_json(payload).settled() is not None
+
+
+def test_a_feed_hands_on_the_notes_of_a_wake_or_none_when_a_change_was_not_told(
+    store: PostgresStore, location: str
+) -> None:
+    writer = open_store(location)
+    feed = store.changes(sessions=lambda: {"s1", "{s2"})
+    try:
+        writer.open_question("s1", "c1", QUESTIONS, request_id="r1")
+        writer.open_question("{s2", "c1", QUESTIONS, request_id="r2")  # a brace, no note
+        notes: list[ChangeNote] = []
+        while len(notes) < 2:
+            assert feed.wait(5.0) is True
+            assert feed.notes is not None
+            notes += feed.notes
+        assert [(n.session_id, n.seq) for n in notes] == [("s1", 0), ("{s2", 0)]
+        writer.append_event("{s2", {"type": "turn/start", "turn": 1})
+        assert feed.wait(5.0) is True
+        assert feed.notes is None  # read the store: what changed was not told
+    finally:
+        feed.close()
+        writer.close()
