@@ -302,6 +302,11 @@ class StoreBook:
         return self.store.pending_questions(None if self.session is None else self.session.id)
 
 
+_STORE_TYPES: set[type] = set()
+"""Types whose objects were found to be stores: ``isinstance`` against the ``Store`` protocol
+looks up each of its methods, at every answer (tens of microseconds)."""
+
+
 def book_for(target: Target, lock: threading.RLock) -> QuestionBook:
     """The records of ``target``: an agent's session, a session, or a whole store."""
     if isinstance(target, Agent):
@@ -310,7 +315,8 @@ def book_for(target: Target, lock: threading.RLock) -> QuestionBook:
         if target.store is not None:
             return StoreBook(target.store, target)
         return LogBook(target, lock)
-    if isinstance(target, Store):
+    if type(target) in _STORE_TYPES or isinstance(target, Store):
+        _STORE_TYPES.add(type(target))
         return StoreBook(target)
     raise TypeError(f"expected an Agent, a Session or a Store, not {type(target).__name__}")
 

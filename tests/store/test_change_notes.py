@@ -4,6 +4,7 @@ other write, and a note too long for a notification, names the bare session."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -112,3 +113,31 @@ def test_a_feed_hands_on_the_notes_of_a_wake_or_none_when_a_change_was_not_told(
     finally:
         feed.close()
         writer.close()
+
+
+def test_a_store_tells_its_own_feeds_of_its_asks_and_claims_and_drops_the_server_s_echo(
+    store: PostgresStore,
+) -> None:
+    """The store hands its own asks' and claims' notes to its feeds as they commit; its
+    listener drops the server's notifications of them (they would wake the process again)."""
+    feed = store.changes(sessions=lambda: {"s1"})
+    listener = store._listener
+    assert listener is not None
+    try:
+        record, _ = store.open_question("s1", "c1", QUESTIONS, request_id="r1")
+        assert feed.wait(0) is True  # told before open_question returned
+        assert feed.notes is not None
+        [asked] = feed.notes
+        assert (asked.seq, asked.record()) == (0, record)
+        assert store.resolve_question("r1", YES).status == "accepted"
+        assert feed.wait(0) is True
+        assert feed.notes is not None
+        [answered] = feed.notes
+        assert answered.settled() == ("r1", YES)
+        deadline = time.monotonic() + 5
+        while listener.own < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert listener.own == 2  # both echoes came back and were dropped
+        assert feed.wait(0.2) is False  # and woke nobody
+    finally:
+        feed.close()

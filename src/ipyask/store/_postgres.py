@@ -33,7 +33,7 @@ import selectors
 import socket
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -123,8 +123,8 @@ def _noted(asker: str = "") -> str:
     """A CTE of the note (:class:`~ipyask.store._records.ChangeNote`) of each row of ``event``
     (an insert ``RETURNING session_id, seq, body``); ``asker`` adds who asked."""
     return (
-        "noted AS (SELECT session_id, jsonb_build_object('sessionId', session_id, 'seq', seq,"
-        f" 'event', body{asker})::text AS note FROM event)"
+        "noted AS (SELECT session_id, seq, jsonb_build_object('sessionId', session_id, 'seq',"
+        f" seq, 'event', body{asker})::text AS note FROM event)"
     )
 
 
@@ -164,16 +164,26 @@ _LOCK_CLAIMED_RECORD = (  # one record's lock, then its session's: a single clai
     " (SELECT session_id FROM ipyask_questions WHERE id = %s AND outcome IS NULL FOR UPDATE)"
     " AS held"
 )
-_SETTLE_AND_NOTIFY = (  # a record settled, its ``answered`` event, its session notified
+_SETTLE_AND_NOTIFY = (  # a record settled, its ``answered`` event (where), its note notified
     f"WITH settled AS ({_QUERIES.resolve_question}),"
     f" event AS ({_append_event_of('settled')} RETURNING session_id, seq, body),"
-    f" {_noted()} {_NOTIFY_NOTED}"
+    f" {_noted()} SELECT session_id, seq, (SELECT count(*) FROM ({_NOTIFY_NOTED}) AS sent)"
+    " FROM noted"
 )
 
 
-def _asker(record: QuestionRecord) -> dict[str, Any]:
+def _told(notes: Iterable[ChangeNote]) -> Heard:
+    """What a store's own commit of ``notes`` tells its feeds."""
+    heard = Heard()
+    for note in notes:
+        heard.sessions.add(note.session_id)
+        heard.notes.append(note)
+    return heard
+
+
+def _asker(record: QuestionRecord) -> Asker:
     """The ``asker`` of an ask's note."""
-    return Asker(agent_id=record.agent_id, asked_at=record.asked_at, origin=record.origin).to_wire()
+    return Asker(agent_id=record.agent_id, asked_at=record.asked_at, origin=record.origin)
 
 
 @dataclass(frozen=True)
@@ -310,6 +320,9 @@ class PostgresStore(SQLStore):
                 f"the ipyask store at {self._location} cannot be opened ({reason}): check the "
                 f"PostgreSQL URL, or {ELSEWHERE}."
             ) from error
+        self.own_backend = self._db.info.backend_pid
+        """The server process of the store's connection: the listener drops the notifications
+        of its commits, which the store hands to its feeds itself (:meth:`_tell_feeds`)."""
         try:
             self._migrate()
         except BaseException:
@@ -398,6 +411,7 @@ class PostgresStore(SQLStore):
     def _reconnect(self) -> None:
         try:
             self._db = connect(self.conninfo)
+            self.own_backend = self._db.info.backend_pid
         except self._pg.OperationalError as error:
             raise StoreUnavailableError(
                 self.location, "unreachable", _without_password(str(error), self.conninfo)
@@ -440,10 +454,17 @@ class PostgresStore(SQLStore):
                 db.execute(statement.prepare)
             self._prepared_on = db
         cursor = self._pg.ClientCursor(db)
-        cursor.execute(
-            "; ".join(_ONE_TRIP[name].execute for name, _ in statements),
-            [value for _, params in statements for value in params],
-        )
+        try:
+            cursor.execute(
+                "; ".join(_ONE_TRIP[name].execute for name, _ in statements),
+                [value for _, params in statements for value in params],
+                prepare=False,
+            )
+        except BaseException:
+            # It may have committed all the same (the connection was lost after): this
+            # process's feeds, which do not hear the server's notifications of it, read.
+            self._tell_feeds(Heard({ANY_SESSION}, bare=True))
+            raise
         rows: list[list[Any]] = []
         while True:
             rows.append(cursor.fetchall() if cursor.description is not None else [])
@@ -463,6 +484,8 @@ class PostgresStore(SQLStore):
         sessions = sorted({r.session_id for r in records})
         statements: list[tuple[str, tuple[Any, ...]]]
         statements = [("ipyask_lock_session", (session_id,)) for session_id in sessions]
+        events = [asked_event(r) for r in records]
+        askers = [_asker(r) for r in records]
         statements += [
             (
                 "ipyask_open_question",
@@ -471,18 +494,29 @@ class PostgresStore(SQLStore):
                     r.session_id,
                     turn,
                     *self._question_row(r),
-                    self._to_json(asked_event(r)),
-                    self._to_json(_asker(r)),
+                    self._to_json(event),
+                    self._to_json(asker.to_wire()),
                 ),
             )
-            for r, turn in zip(records, turns, strict=True)
+            for r, turn, event, asker in zip(records, turns, events, askers, strict=True)
         ]
-        with self._lock:
+        with self._lock:  # the feeds are told of the commits in their order
             rows = self._in_one_trip(statements)[len(sessions) :]
-        return [
-            OUTSIDE_TURN if ended else None if seq is None else int(seq)
-            for ((ended, seq, _),) in rows
-        ]
+            positions: list[Position] = [
+                OUTSIDE_TURN if ended else None if seq is None else int(seq)
+                for ((ended, seq, _),) in rows
+            ]
+            written = zip(records, positions, events, askers, strict=True)
+            self._tell_feeds(
+                _told(
+                    ChangeNote.model_construct(
+                        session_id=r.session_id, seq=seq, event=event, asker=asker
+                    )
+                    for r, seq, event, asker in written
+                    if isinstance(seq, int)
+                )
+            )
+        return positions
 
     def _resolve_question(self, request_id: str, terminal: Terminal) -> ClaimResult:
         return self._resolve_questions([(request_id, terminal)])[0]
@@ -505,26 +539,41 @@ class PostgresStore(SQLStore):
             ]
         )
         locks = len(statements)
+        events = {request_id: answered_event(request_id, first[request_id]) for request_id in order}
         statements += [
             (
                 "ipyask_settle_and_notify",
                 (
                     *self._settle_params(request_id, first[request_id]),
-                    self._to_json(answered_event(request_id, first[request_id])),
+                    self._to_json(events[request_id]),
                 ),
             )
             for request_id in order
         ]
+        notes: list[ChangeNote] = []
         with self._lock:
             settled = self._in_one_trip(statements)[locks:]
             results: dict[str, ClaimResult] = {}
-            for request_id, notified in zip(order, settled, strict=True):
-                if notified:
+            for request_id, written in zip(order, settled, strict=True):
+                if written:
+                    [(session_id, seq, _)] = written
                     results[request_id] = accepted(first[request_id])
+                    event = events[request_id]
+                    notes.append(
+                        ChangeNote.model_construct(session_id=session_id, seq=seq, event=event)
+                    )
                 else:
                     found = self._select(self.QUERIES.by_id, (request_id,))
                     results[request_id] = claim_of(found[0] if found else None)
+            self._tell_feeds(_told(notes))
         return self._in_claim_order(results, claims)
+
+    def _tell_feeds(self, heard: Heard) -> None:
+        """Hand this store's own asks and claims to its feeds: its listener drops the server's
+        notifications of them (they would wake this process a second time, later)."""
+        listener = self._listener
+        if listener is not None:
+            listener.deliver(heard)
 
     def _to_json(self, value: Any) -> Any:
         return self._jsonb(value)
@@ -543,7 +592,9 @@ class PostgresStore(SQLStore):
             if self._closed:
                 raise self._pg.OperationalError("the store is closed")
             if self._listener is None:
-                self._listener = ChangeListener(self.conninfo, self._clock, self.location)
+                self._listener = ChangeListener(
+                    self.conninfo, self._clock, self.location, own=lambda: self.own_backend
+                )
             return PostgresChangeFeed(self._listener, sessions)
 
     def close(self) -> None:
@@ -622,9 +673,17 @@ class ChangeListener:
     """Longest wait for the thread to listen for new sessions (a slow server: the feeds' waiters
     read their sessions once a quiet second anyway)."""
 
-    def __init__(self, conninfo: str, clock: Clock, location: str = "<postgresql>") -> None:
+    def __init__(
+        self,
+        conninfo: str,
+        clock: Clock,
+        location: str = "<postgresql>",
+        own: Callable[[], int | None] = lambda: None,
+    ) -> None:
         pg = import_psycopg()
         self._pg = pg
+        self._own = own
+        """The server process whose notes its store hands to the feeds itself."""
         self._error: type[Exception] = pg.Error
         self._conninfo = conninfo
         self._location = location
@@ -641,6 +700,9 @@ class ChangeListener:
         """The channels the connection listens on (read by the listener's thread)."""
         self.notifications = 0
         """How many notifications the connection received (each woke this process)."""
+        self.own = 0
+        """How many of them it dropped: notes of its own store's commits, which the store
+        hands to the feeds itself."""
         self.sent = 0
         """How many notifying statements the connection sent (each for every commit handed
         to :meth:`notify` since the one before)."""
@@ -753,8 +815,7 @@ class ChangeListener:
         received = Heard()
 
         def keep(notification: Any) -> None:
-            self.notifications += 1
-            received.add(notification.payload)
+            self._heard(received, notification.pid, notification.payload)
 
         db.add_notify_handler(keep)
         try:
@@ -834,7 +895,17 @@ class ChangeListener:
             return db
         return None
 
-    def _deliver(self, heard: Heard) -> None:
+    def _heard(self, heard: Heard, pid: int, payload: str, own: int | None = None) -> None:
+        """Count a notification and add it to ``heard``, unless it is a note of the store's own
+        commit (from ``own``, its connection's server process: the store told its feeds)."""
+        self.notifications += 1
+        if pid == (self._own() if own is None else own) and _note_of(payload) is not None:
+            self.own += 1
+        else:
+            heard.add(payload)
+
+    def deliver(self, heard: Heard) -> None:
+        """Hand ``heard`` to every feed (from any thread)."""
         if heard.sessions:
             with self.changed:
                 for feed in self._feeds:
@@ -846,7 +917,7 @@ class ChangeListener:
         encoding = db.info.encoding
         heard = self._sync(db)
         heard |= self._send(db)
-        self._deliver(heard)
+        self.deliver(heard)
         with selectors.DefaultSelector() as selector:
             selector.register(pgconn.socket, selectors.EVENT_READ)
             selector.register(self._wake_read, selectors.EVENT_READ)
@@ -863,10 +934,11 @@ class ChangeListener:
                         heard = self._sync(db)
                     heard |= self._send(db)
                 pgconn.consume_input()
+                own = self._own()
                 while (notification := pgconn.notifies()) is not None:
-                    self.notifications += 1
-                    heard.add(notification.extra.decode(encoding, "replace"))
-                self._deliver(heard)
+                    payload = notification.extra.decode(encoding, "replace")
+                    self._heard(heard, notification.be_pid, payload, own)
+                self.deliver(heard)
 
     def close(self) -> None:
         """Stop listening and close the connection (idempotent, from any thread)."""
