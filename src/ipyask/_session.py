@@ -137,8 +137,8 @@ class Session:
         without reading them; whether they left no gap.
 
         An event the log has already is skipped; one right after the log's end is appended
-        (listeners see it); at the first one further on, nothing more is taken and ``False``
-        says that the events in between must be read (:meth:`sync`)."""
+        (listeners see it); at the first one further on (or one that is not a valid event),
+        nothing more is taken and ``False`` says that the store must be read (:meth:`sync`)."""
         fresh: list[SessionEvent] = []
         gap = False
         with self._lock:
@@ -148,7 +148,11 @@ class Session:
                 if seq > len(self._events):
                     gap = True
                     break
-                stored = EVENT.validate_python(event)
+                try:
+                    stored = EVENT.validate_python(event)
+                except ValueError:  # not an event this version knows: leave it to a read
+                    gap = True
+                    break
                 self._events.append(stored)
                 fresh.append(stored)
             listeners = list(self._listeners) if fresh else []

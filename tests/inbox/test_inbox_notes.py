@@ -13,11 +13,10 @@ import pytest
 import ipyask
 from ipyask.store import Store, Terminal, open_store
 from ipyask.store._follow import StoreFollower
+from ipyask.store._records import ASKED, Asker, ChangeNote
 from ipyask.testing import new_database
 
 from ._helpers import DEPLOY, NO, YES, View, until
-
-pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture
@@ -33,7 +32,7 @@ def no_idle_reads(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def stores(pg_location: str) -> Iterator[list[Store]]:
+def stores() -> Iterator[list[Store]]:
     opened: list[Store] = []
     yield opened
     for store in opened:
@@ -58,6 +57,7 @@ def pending(panel: ipyask.QuestionPanel) -> list[dict[str, Any]]:
     return [card for card in panel.cards if card["status"] == "pending"]
 
 
+@pytest.mark.postgres
 async def test_cards_show_and_settle_from_notes_and_the_asker_takes_its_answer_from_one(
     pg_location: str, stores: list[Store]
 ) -> None:
@@ -102,6 +102,7 @@ async def test_cards_show_and_settle_from_notes_and_the_asker_takes_its_answer_f
         await panel.service.aclose()
 
 
+@pytest.mark.postgres
 async def test_a_change_no_note_tells_of_is_read(pg_location: str, stores: list[Store]) -> None:
     inbox_store, elsewhere = open_store(pg_location), open_store(pg_location)
     stores += [inbox_store, elsewhere]
@@ -117,3 +118,24 @@ async def test_a_change_no_note_tells_of_is_read(pg_location: str, stores: list[
     finally:
         panel.close()
         await panel.service.aclose()
+
+
+async def test_a_note_the_inbox_cannot_take_makes_it_read_the_store(
+    location: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = open_store(location)
+    store.open_question("s1", "c1", DEPLOY["questions"], request_id="r1")
+    panel = ipyask.inbox(store)
+    assert panel.inbox is not None
+    try:
+        [card] = await until(lambda: pending(panel))
+        reads = counted(store, "pending_questions")
+        odd = ChangeNote(session_id="s1", seq=0, event={"type": ASKED}, asker=Asker())
+        panel.inbox._noted([odd])  # an ask's note without its question: not understood
+        await until(lambda: reads)  # nothing was committed since: the note made it read
+        assert "not understood" in caplog.text
+        assert [c["key"] for c in pending(panel)] == [card["key"]]
+    finally:
+        panel.close()
+        await panel.service.aclose()
+        store.close()

@@ -41,3 +41,9 @@ def test_an_event_a_note_brought_in_already_is_not_read_back(tmp_path: Path) -> 
         assert len(session.events) == 1
     finally:
         store.close()
+
+
+def test_a_noted_event_that_is_not_valid_is_left_to_a_read() -> None:
+    session = Session("s1")
+    assert session.noted([(0, {"type": "turn/start", "turn": "first"})]) is False
+    assert session.events == ()

@@ -198,6 +198,10 @@ class InboxCards:
         if not due:
             call_on(self._loop, self._take_notes)
 
+    def _shows(self, note: ChangeNote) -> bool:
+        """Whether the panel shows ``note``'s session (a scoped panel shows one)."""
+        return self._session_id is None or note.session_id == self._session_id
+
     def _take_notes(self) -> None:
         """A card for each question a note says was asked, and each card a note says was
         settled marked as it was (the notes of other sessions than a scoped panel's, and of
@@ -206,18 +210,23 @@ class InboxCards:
             notes, self._told = self._told, []
         if self._stopped:
             return
+        try:
+            told = [(note.record(), note.settled()) for note in notes if self._shows(note)]
+        except (KeyError, TypeError, ValueError):  # a note this version cannot take: read
+            log.warning(
+                "ipyask: a change note of the store %s is not understood", self.store.location
+            )
+            self._schedule_refresh()
+            return
         new: list[QuestionRecord] = []
         settled: list[tuple[str, Terminal]] = []
         with self._lock:
-            for note in notes:
-                if self._session_id is not None and note.session_id != self._session_id:
-                    continue
-                record = note.record()
+            for record, done in told:
                 if record is not None:
                     if record.id not in self._open and record.id not in self._settled:
                         self._open[record.id] = record
                         new.append(record)
-                elif (done := note.settled()) is not None and done[0] in self._open:
+                elif done is not None and done[0] in self._open:
                     del self._open[done[0]]
                     self._settled.add(done[0])
                     settled.append(done)
