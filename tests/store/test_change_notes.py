@@ -14,14 +14,12 @@ from ipyask.store import PostgresStore, Terminal, open_store
 from ipyask.store._postgres import CHANNEL, NOTE_LIMIT, session_channel
 from ipyask.store._records import ChangeNote
 
+from ._postgres_only import POSTGRES_ONLY, QUESTIONS
+
 psycopg = pytest.importorskip("psycopg")
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.parametrize("location", ["postgres"], indirect=True),
-]
+pytestmark = POSTGRES_ONLY
 
-QUESTIONS = [{"id": "q1", "question": "Deploy?", "options": [{"label": "Yes"}, {"label": "No"}]}]
 YES = Terminal.model_validate(
     {
         "outcome": "answered",
@@ -29,14 +27,6 @@ YES = Terminal.model_validate(
         "answeredBy": {"who": "ada", "door": "api", "at": 1.5},
     }
 )
-
-
-@pytest.fixture
-def store(location: str) -> Iterator[PostgresStore]:
-    opened = open_store(location)
-    assert isinstance(opened, PostgresStore)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

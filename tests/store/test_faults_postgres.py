@@ -19,10 +19,9 @@ from helpers.agent_processes import finish, start_agent
 from ipyask.store import PostgresStore, Store, StoreUnavailableError, Terminal, open_store
 from ipyask.testing import postgres_stopped, restart_postgres
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.parametrize("location", ["postgres"], indirect=True),
-]
+from ._postgres_only import POSTGRES_ONLY
+
+pytestmark = POSTGRES_ONLY
 
 psycopg = pytest.importorskip("psycopg")
 

@@ -15,10 +15,9 @@ from ipyask.store import PostgresStore, Store, open_store
 from ipyask.store._follow import StoreFollower, Subscription
 from ipyask.testing import ManualClock
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.parametrize("location", ["postgres"], indirect=True),
-]
+from ._postgres_only import POSTGRES_ONLY
+
+pytestmark = POSTGRES_ONLY
 
 psycopg = pytest.importorskip("psycopg")
 

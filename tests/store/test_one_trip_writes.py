@@ -3,32 +3,21 @@ transaction (all of it or none), their statements prepared once per connection."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from ipyask.store import PostgresStore, Terminal, open_store
 
+from ._postgres_only import POSTGRES_ONLY, QUESTIONS
+
 psycopg = pytest.importorskip("psycopg")
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.parametrize("location", ["postgres"], indirect=True),
-]
+pytestmark = POSTGRES_ONLY
 
-QUESTIONS = [{"id": "q1", "question": "Deploy?", "options": [{"label": "Yes"}, {"label": "No"}]}]
 YES = Terminal.model_validate(
     {"outcome": "answered", "answer": {"answers": [{"id": "q1", "selected": ["Yes"]}]}}
 )
-
-
-@pytest.fixture
-def store(location: str) -> Iterator[PostgresStore]:
-    opened = open_store(location)
-    assert isinstance(opened, PostgresStore)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

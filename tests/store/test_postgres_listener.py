@@ -17,10 +17,9 @@ from ipyask.store._postgres import CHANNEL, session_channel
 from ipyask.store._records import ChangeNote
 from ipyask.testing import ManualClock
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.parametrize("location", ["postgres"], indirect=True),
-]
+from ._postgres_only import POSTGRES_ONLY
+
+pytestmark = POSTGRES_ONLY
 
 psycopg = pytest.importorskip("psycopg")
 
