@@ -20,7 +20,11 @@ StoredEvent = tuple[int, dict[str, Any]]
 
 
 class ChangeFeed(Protocol):
-    """Wakes a waiter when any process commits a change to the store."""
+    """Wakes a waiter when any process commits a change to the store.
+
+    A feed whose notifications can say what was written (PostgreSQL's) also has ``notes``:
+    after a :meth:`wait` that returned ``True``, the :class:`~ipyask.store._records.ChangeNote`
+    of each change it woke for, or ``None`` when some change was not told (read the store)."""
 
     def wait(self, timeout: float | None) -> bool:
         """Block until a change is committed after the previous call (or after the feed opened);
