@@ -176,8 +176,7 @@ def _told(notes: Iterable[ChangeNote]) -> Heard:
     """What a store's own commit of ``notes`` tells its feeds."""
     heard = Heard()
     for note in notes:
-        heard.sessions.add(note.session_id)
-        heard.notes.append(note)
+        heard.take(note)
     return heard
 
 
@@ -636,13 +635,17 @@ class Heard:
     """Whether some named a session and nothing more (what changed there is not told)."""
 
     def add(self, payload: str) -> None:
+        """Take in a notification's payload: a note, or a bare session id."""
         note = _note_of(payload)
         if note is None:
             self.sessions.add(payload)
             self.bare = True
         else:
-            self.sessions.add(note.session_id)
-            self.notes.append(note)
+            self.take(note)
+
+    def take(self, note: ChangeNote) -> None:
+        self.sessions.add(note.session_id)
+        self.notes.append(note)
 
     def __ior__(self, other: Heard) -> Heard:
         self.sessions |= other.sessions
