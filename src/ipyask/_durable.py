@@ -49,6 +49,7 @@ from .store import (
 )
 from .store._follow import Subscription, follower_of
 from .store._group_commit import TurnCheck, group_of, new_record
+from .store._protocol import StoredEvent, is_store
 from .store._records import ChangeNote, accepted, asked_event, claim_of
 
 __all__ = [
@@ -302,11 +303,6 @@ class StoreBook:
         return self.store.pending_questions(None if self.session is None else self.session.id)
 
 
-_STORE_TYPES: set[type] = set()
-"""Types whose objects were found to be stores: ``isinstance`` against the ``Store`` protocol
-looks up each of its methods, at every answer (tens of microseconds)."""
-
-
 def book_for(target: Target, lock: threading.RLock) -> QuestionBook:
     """The records of ``target``: an agent's session, a session, or a whole store."""
     if isinstance(target, Agent):
@@ -315,8 +311,7 @@ def book_for(target: Target, lock: threading.RLock) -> QuestionBook:
         if target.store is not None:
             return StoreBook(target.store, target)
         return LogBook(target, lock)
-    if type(target) in _STORE_TYPES or isinstance(target, Store):
-        _STORE_TYPES.add(type(target))
+    if is_store(target):
         return StoreBook(target)
     raise TypeError(f"expected an Agent, a Session or a Store, not {type(target).__name__}")
 
@@ -716,10 +711,6 @@ class DurableAsks:
             watch.stop()
 
 
-Written = list[tuple[int, dict[str, Any]]]
-"""Events a store's change notes say were written to a session: ``(seq, wire event)``."""
-
-
 class _StoreWatch:
     """While askers wait on a store, reads their sessions' new events as the store changes.
 
@@ -838,28 +829,25 @@ class _StoreWatch:
         if unsubscribe is not None:
             unsubscribe()
 
-    def _changed(self) -> None:
-        """The store changed (or a quiet second passed): read the sessions, unless a retry
-        after a fault is due (it reads them then)."""
+    def _changed(self, written: Mapping[str, list[StoredEvent]] | None = None) -> None:
+        """The store changed (or a quiet second passed): bring the sessions up to date (from
+        what its notes say was ``written``, if given), unless a retry after a fault is due (it
+        reads them then)."""
         self._release()
         with self._lock:
             if self._retry is not None:
                 return
-        self._read_now()
+        self._read_now(written)
 
     def _noted(self, notes: Sequence[ChangeNote]) -> None:
         """The store changed and its notes tell what was written: the sessions take their
         new events from them, and only one they leave a gap in is read."""
-        self._release()
-        with self._lock:
-            if self._retry is not None:
-                return
-        written: dict[str, Written] = {}
+        written: dict[str, list[StoredEvent]] = {}
         for note in notes:
             written.setdefault(note.session_id, []).append((note.seq, note.event))
-        self._read_now(written)
+        self._changed(written)
 
-    def _read_now(self, written: Mapping[str, Written] | None = None) -> None:
+    def _read_now(self, written: Mapping[str, list[StoredEvent]] | None = None) -> None:
         """Bring the followed sessions up to date and hand on their new events: from the
         store, or from what its notes say was ``written`` (by session id; a session they do
         not name did not change)."""
@@ -878,7 +866,7 @@ class _StoreWatch:
     def _read_sessions(
         self,
         sessions: Mapping[int, Session],
-        written: Mapping[str, Written] | None,
+        written: Mapping[str, list[StoredEvent]] | None,
     ) -> None:
         for key, session in sessions.items():
             if written is None:
