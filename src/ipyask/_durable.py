@@ -686,9 +686,16 @@ class DurableAsks:
         with self._lock:
             watch = self._watches.get(id(store))
             if watch is None:
-                watch = _StoreWatch(store, self.settle_from, self._clock)
+                watch = _StoreWatch(store, self.settle_from, self._clock, self._unwatch)
                 self._watches[id(store)] = watch
             return watch
+
+    def _unwatch(self, watch: _StoreWatch) -> None:
+        """Forget ``watch`` (stopped: its store was closed)."""
+        with self._lock:
+            for key, kept in list(self._watches.items()):
+                if kept is watch:
+                    del self._watches[key]
 
     def settle_from(self, events: tuple[SessionEvent, ...]) -> None:
         """Settle the askers of records that ``events`` (new in a session's log) settle."""
@@ -734,9 +741,11 @@ class _StoreWatch:
         store: Store,
         on_events: Callable[[tuple[SessionEvent, ...]], None],
         clock: Clock | None = None,
+        on_end: Callable[[_StoreWatch], None] | None = None,
     ) -> None:
         self._store = store
         self._on_events = on_events
+        self._on_end = on_end
         self._backoff = Backoff()
         self._clock: Clock = clock if clock is not None else ThreadClock()
         self.outages = 0
@@ -748,7 +757,11 @@ class _StoreWatch:
         self._kept: dict[int, tuple[Session, float]] = {}
         """Sessions no asker waits in, followed until a time on the clock (ms)."""
         self._subscription = Subscription(
-            self._changed, self._sessions, also_when_idle=True, on_notes=self._noted
+            self._changed,
+            self._sessions,
+            also_when_idle=True,
+            on_notes=self._noted,
+            on_end=self._ended,
         )
         self._unsubscribe: Callable[[], None] | None = None
         self._retry: TimerHandle | None = None
@@ -900,6 +913,24 @@ class _StoreWatch:
         with self._lock:
             self._retry = None
         self._read_now()
+
+    def _ended(self) -> None:
+        """The store was closed under the watch: it stops (``on_end(self)``), and every asker
+        still waiting on it ends with ``ASK_ABORTED``; their records stay open in the store."""
+        with self._lock:
+            waiters = list(self._waiters)
+        self.stop()
+        if self._on_end is not None:
+            self._on_end(self)
+        for waiter in waiters:
+            waiter.fail(
+                UserQuestionError(
+                    f"the store {self._store.location} was closed while this question waited"
+                    " for its answer; the question stays open in the store (open the store"
+                    " again and ask with the same call id to wait for it)",
+                    "ASK_ABORTED",
+                )
+            )
 
     def stop(self) -> None:
         with self._lock:

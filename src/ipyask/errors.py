@@ -35,7 +35,8 @@ code                  class                       raised when
 ASK_ABORTED           UserQuestionError,          the request's abort signal fired; the awaiting
                       AskCancelledError,          task was cancelled (an interrupted ``await`` in a
                       InterruptedAskError         cell too); Ctrl-C or a kernel interrupt ended
-                                                  ask_blocking & co. (InterruptedAskError)
+                                                  ask_blocking & co. (InterruptedAskError); the
+                                                  store a durable ask waited on was closed
 ASK_CANCELLED         UserQuestionError           the person cancelled the card (or the host did)
 ASK_TIMED_OUT         UserQuestionError           a wait for a reply or a card's countdown ran out
 BAD_ANSWER            BadAnswerError,             an answer item (BadAnswerError, per field) or an

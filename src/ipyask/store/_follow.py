@@ -48,12 +48,16 @@ class Subscription:
     asks and claims: :class:`~ipyask.store._records.ChangeNote`) calls it with their notes
     instead of ``on_change``: the subscriber takes what was written from them and reads the
     store only where they leave a gap. The notes are of every session the feed heard of, not
-    only the subscriber's."""
+    only the subscriber's.
+
+    ``on_end`` is called (on the follower's thread) when the store was closed under the
+    subscriber: it hears of no more changes, and its reads of the store fail from then on."""
 
     on_change: Callable[[], None]
     sessions: Callable[[], Collection[str]] | None = None
     also_when_idle: bool = False
     on_notes: Callable[[Sequence[ChangeNote]], None] | None = None
+    on_end: Callable[[], None] | None = None
 
 
 class StoreFollower:
@@ -211,16 +215,22 @@ class StoreFollower:
         with self._lock:
             if self._feed is feed:
                 self._feed = None
-            left = len(self._subscriptions)
+            left = list(self._subscriptions)
         if left:
             log.warning(
                 "ipyask: the store %s was closed while %d subscriber%s followed its changes;"
-                " they hear of no more (close the inbox panels and end the asks on a store"
-                " before closing it)",
+                " they hear of no more (the asks waiting on it end with ASK_ABORTED; close the"
+                " inbox panels on a store before closing it)",
                 self.location,
-                left,
-                "" if left == 1 else "s",
+                len(left),
+                "" if len(left) == 1 else "s",
             )
+        for subscription in left:
+            if subscription.on_end is not None:
+                try:
+                    subscription.on_end()
+                except Exception:
+                    log.exception("ipyask: telling a subscriber %s closed failed", self.location)
         return True
 
     def _replace(self, failed: ChangeFeed, backoff: Backoff) -> ChangeFeed | None:

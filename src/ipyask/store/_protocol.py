@@ -24,7 +24,9 @@ class ChangeFeed(Protocol):
 
     A feed whose notifications can say what was written (PostgreSQL's) also has ``notes``:
     after a :meth:`wait` that returned ``True``, the :class:`~ipyask.store._records.ChangeNote`
-    of each change it woke for, or ``None`` when some change was not told (read the store)."""
+    of each change it woke for, or ``None`` when some change was not told (read the store).
+    A feed of a store that can be closed (both built-in stores) also has ``ended``: ``True`` once
+    its store was closed, when every wait returns ``False`` at once and no change will wake one."""
 
     def wait(self, timeout: float | None) -> bool:
         """Block until a change is committed after the previous call (or after the feed opened);

@@ -142,6 +142,8 @@ class SQLiteStore(SQLStore):
         """File-change notices so far: another process (or this one) wrote the store's files."""
         self._files: FileWatch | None = None
         self._files_tried = False
+        self.closed = False
+        """Whether :meth:`close` ran: its change feeds have ended."""
         self._db = _open_unchanged(self.path)
         try:
             self._db.execute("PRAGMA journal_mode = WAL")
@@ -202,6 +204,8 @@ class SQLiteStore(SQLStore):
         pass  # BEGIN IMMEDIATE already excludes every other writer
 
     def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> SQLiteChangeFeed:
+        if self.closed:
+            raise sqlite3.ProgrammingError(f"the store {self.location} is closed")
         self.file_watch()  # before the feed reads its first version: no write after it is missed
         return SQLiteChangeFeed(self)  # a change does not say its session: every one wakes
 
@@ -225,6 +229,8 @@ class SQLiteStore(SQLStore):
         with self._changed:
             files, self._files = self._files, None
             self._files_tried = True  # a closed store opens no new watch
+            self.closed = True
+            self._changed.notify_all()  # its feeds' waits end: they have ended
         if files is not None:
             files.close()
         with self._lock:
@@ -275,6 +281,17 @@ class SQLiteChangeFeed:
         self._own = False
         """Whether the last change seen was a commit of this store object (with any others)."""
 
+    @property
+    def _stopped(self) -> bool:
+        """Whether a wait is to end: the feed or its store was closed."""
+        return self._closed or self._store.closed
+
+    @property
+    def ended(self) -> bool:
+        """Whether its store was closed: every wait returns ``False`` at once from then on (the
+        store's readers can no longer read what a change would tell of)."""
+        return self._store.closed
+
     def _data_version(self) -> int:
         self.checks += 1
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
@@ -298,7 +315,7 @@ class SQLiteChangeFeed:
             if ends is not None and time.monotonic() + pause > ends:
                 return False
             self._sleep_until(time.monotonic() + pause)
-            if self._closed:
+            if self._stopped:
                 return False
             if self._seen():
                 return True
@@ -309,7 +326,7 @@ class SQLiteChangeFeed:
         # process): ``close`` from another thread only marks the feed closed and wakes it, and
         # the waiting thread closes the connection on its way out.
         with self._store._changed:
-            if self._closed:
+            if self._stopped:
                 return False
             self._waiting = True
         try:
@@ -350,7 +367,7 @@ class SQLiteChangeFeed:
     def _wait(self, timeout: float | None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
         store = self._store
-        while not self._closed:
+        while not self._stopped:
             files = self._listens()
             if files is not None:
                 files.arm()  # before the check: it covers the writes whose notices arm drops
@@ -405,7 +422,7 @@ class SQLiteChangeFeed:
         """Wait until ``ends`` (monotonic) unless this store object commits or the feed closes."""
         store = self._store
         with store._changed:
-            while store._local_changes == self._local and not self._closed:
+            while store._local_changes == self._local and not self._stopped:
                 left = ends - time.monotonic()
                 if left <= 0 or not store._changed.wait(left):
                     return
@@ -421,7 +438,7 @@ class SQLiteChangeFeed:
                 while (
                     store._writes_seen == writes
                     and store._local_changes == self._local
-                    and not self._closed
+                    and not self._stopped
                 ):
                     if not store._changed.wait(pause):
                         break
