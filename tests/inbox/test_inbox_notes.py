@@ -12,7 +12,7 @@ import pytest
 
 import ipyask
 from ipyask.store import Store, Terminal, open_store
-from ipyask.store._follow import StoreFollower
+from ipyask.store._follow import StoreFollower, follower_of
 from ipyask.store._records import ASKED, Asker, ChangeNote
 from ipyask.testing import new_database
 
@@ -37,6 +37,19 @@ def stores() -> Iterator[list[Store]]:
     yield opened
     for store in opened:
         store.close()
+
+
+def counted_args(store: Store, name: str) -> list[tuple[Any, ...]]:
+    """The arguments of each call of ``store.<name>`` from now on."""
+    calls: list[tuple[Any, ...]] = []
+    method = getattr(store, name)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return method(*args, **kwargs)
+
+    setattr(store, name, wrapped)
+    return calls
 
 
 def counted(store: Store, *names: str) -> list[str]:
@@ -139,3 +152,43 @@ async def test_a_note_the_inbox_cannot_take_makes_it_read_the_store(
         panel.close()
         await panel.service.aclose()
         store.close()
+
+
+@pytest.mark.postgres
+async def test_a_change_no_note_tells_of_reads_only_its_sessions(
+    pg_location: str, stores: list[Store]
+) -> None:
+    inbox_store, elsewhere = open_store(pg_location), open_store(pg_location)
+    stores += [inbox_store, elsewhere]
+    questions = DEPLOY["questions"]
+    elsewhere.open_question("s1", "c1", questions, request_id="r1")
+    elsewhere.open_question("s2", "c1", questions, request_id="r2")
+    panel = ipyask.inbox(inbox_store)
+    try:
+        await until(lambda: len(pending(panel)) == 2)
+        reads = counted_args(inbox_store, "pending_questions")
+        long = [{"id": "q1", "question": "x" * 8000}]  # too long for a note: a bare change
+        elsewhere.open_question("s2", "c2", long, request_id="r3")
+        await until(lambda: len(pending(panel)) == 3)
+        assert reads == [("s2",)]  # s2's open questions, not every session's
+
+        # Another event no note tells of (a turn's): its session is read, nothing changes.
+        reads.clear()
+        elsewhere.append_event("s1", {"type": "turn/start", "turn": 1})
+        await until(lambda: reads)
+        await asyncio.sleep(0.1)
+        assert reads == [("s1",)]
+        assert [card["key"] for card in pending(panel)] == ["r1", "r2", "r3"]
+
+        # A question settled elsewhere, its note not taken (as if none told of it): the read
+        # of its session finds it settled and its card is marked so.
+        (subscription,) = follower_of(inbox_store)._subscriptions
+        subscription.on_notes = None
+        reads.clear()
+        elsewhere.resolve_question("r1", Terminal.model_validate({"outcome": "cancelled"}))
+        await until(lambda: panel.get_card("r1").status == "cancelled")
+        assert reads == [("s1",)]
+        assert [card["key"] for card in pending(panel)] == ["r2", "r3"]
+    finally:
+        panel.close()
+        await panel.service.aclose()

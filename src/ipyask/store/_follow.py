@@ -50,6 +50,10 @@ class Subscription:
     store only where they leave a gap. The notes are of every session the feed heard of, not
     only the subscriber's.
 
+    With ``on_sessions``, a wake whose changes were not all told but whose sessions the feed
+    knows (PostgreSQL's) calls it with those session ids instead of ``on_change``: the
+    subscriber reads only those sessions.
+
     ``on_end`` is called (on the follower's thread) when the store was closed under the
     subscriber: it hears of no more changes, and its reads of the store fail from then on."""
 
@@ -57,6 +61,7 @@ class Subscription:
     sessions: Callable[[], Collection[str]] | None = None
     also_when_idle: bool = False
     on_notes: Callable[[Sequence[ChangeNote]], None] | None = None
+    on_sessions: Callable[[Collection[str]], None] | None = None
     on_end: Callable[[], None] | None = None
 
 
@@ -192,17 +197,19 @@ class StoreFollower:
                     if replaced is None:
                         return
                     feed = replaced
-                    changed, notes = True, None  # what changed meanwhile is not known
+                    changed, notes, sessions = True, None, None  # what changed is not known
                 else:
                     backoff.reset()
                     if not changed and self._ended(feed):
                         return
                     # What the feed's notifications told of the changes (PostgreSQL), if whole.
                     notes = getattr(feed, "notes", None) if changed else None
+                    # ... and else in which sessions they were, if it knows.
+                    sessions = getattr(feed, "sessions", None) if changed else None
                 subscriptions = self._current(feed)  # those who subscribed during the wait too
                 if subscriptions is None:
                     return
-                self._call(subscriptions, changed, notes)
+                self._call(subscriptions, changed, notes, sessions)
         finally:
             feed.close()
 
@@ -262,6 +269,7 @@ class StoreFollower:
         subscriptions: list[Subscription],
         changed: bool,
         notes: Sequence[ChangeNote] | None,
+        sessions: Collection[str] | None,
     ) -> None:
         for subscription in subscriptions:
             if not (changed or subscription.also_when_idle):
@@ -269,6 +277,8 @@ class StoreFollower:
             try:
                 if notes is not None and subscription.on_notes is not None:
                     subscription.on_notes(notes)
+                elif sessions is not None and subscription.on_sessions is not None:
+                    subscription.on_sessions(sessions)
                 else:
                     subscription.on_change()
             except Exception:  # one subscriber's failure is not another's

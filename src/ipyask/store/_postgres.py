@@ -992,6 +992,9 @@ class PostgresChangeFeed:
         """What the changes the last :meth:`wait` returned ``True`` for wrote, as their
         notifications told (to every session the listener hears of, in commit order), or
         ``None`` when some change was not told (read the store)."""
+        self.sessions: frozenset[str] | None = None
+        """The sessions of those changes, or ``None`` when some change did not say its session
+        (a write of the store's own that failed to tell, a listener that reconnected)."""
         listener.subscribe(self)
 
     def followed(self) -> Collection[str] | None:
@@ -1042,6 +1045,7 @@ class PostgresChangeFeed:
                 return False  # the timeout passed
             if self._concerns(changed):
                 self.notes = notes
+                self.sessions = None if ANY_SESSION in changed else frozenset(changed)
                 return True
 
     def close(self) -> None:

@@ -24,7 +24,9 @@ class ChangeFeed(Protocol):
 
     A feed whose notifications can say what was written (PostgreSQL's) also has ``notes``:
     after a :meth:`wait` that returned ``True``, the :class:`~ipyask.store._records.ChangeNote`
-    of each change it woke for, or ``None`` when some change was not told (read the store).
+    of each change it woke for, or ``None`` when some change was not told (read the store); and
+    ``sessions``: the ids of the sessions those changes were in, or ``None`` when some change
+    did not say.
     A feed of a store that can be closed (both built-in stores) also has ``ended``: ``True`` once
     its store was closed, when every wait returns ``False`` at once and no change will wake one."""
 

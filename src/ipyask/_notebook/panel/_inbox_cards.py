@@ -24,7 +24,7 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from ..._answered_by import Door
 from ..._backoff import Backoff
@@ -80,6 +80,10 @@ _NOT_SAVED: dict[Fault, NoticeCode] = {
     "full": "store-full",
 }
 """The notice of a card whose answer the store could not take yet, by what kept it."""
+
+
+SCOPED_READS = 16
+"""Most sessions a refresh reads one by one; a change in more reads every session at once."""
 
 
 def not_saved_notice(error: StoreUnavailableError) -> Notice:
@@ -161,6 +165,8 @@ class InboxCards:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._refresh_due = False
+        self._scope: set[str] | None = set()
+        """The sessions the due refresh reads (``None``: every session the panel shows)."""
         self._told: list[ChangeNote] = []
         """Notes of the store's changes not yet taken in (on the event loop)."""
         self._stopped = False
@@ -180,13 +186,28 @@ class InboxCards:
         except RuntimeError:
             self._loop = None
         # Subscribed first: the follower's feed is open, so no change after the read is missed.
-        subscription = Subscription(self._changed, on_notes=self._noted)
+        subscription = Subscription(
+            self._changed, on_notes=self._noted, on_sessions=self._sessions_changed
+        )
         self._unsubscribe = follower_of(self.store).subscribe(subscription)
         self.refresh()
 
     def _changed(self) -> None:
         if not self._stopped:
             self._schedule_refresh()
+
+    def _sessions_changed(self, sessions: Collection[str]) -> None:
+        """The store changed in ``sessions`` only (what changed there was not told): their
+        open questions are read, not every session's."""
+        if self._stopped:
+            return
+        if self._session_id is not None:  # a scoped panel reads its one session, or nothing
+            if self._session_id in sessions:
+                self._schedule_refresh()
+        elif len(sessions) > SCOPED_READS:
+            self._schedule_refresh()
+        else:
+            self._schedule_refresh(sessions)
 
     def _noted(self, notes: Sequence[ChangeNote]) -> None:
         """The store's notes tell what changed: the cards follow them, with no read."""
@@ -235,12 +256,18 @@ class InboxCards:
         for key, terminal in settled:
             self._mark(key, terminal)
 
-    def _schedule_refresh(self) -> None:
+    def _schedule_refresh(self, sessions: Collection[str] | None = None) -> None:
+        """Read the store soon: the open questions of ``sessions``, or of every session the
+        panel shows (``None``)."""
         with self._lock:
+            if sessions is None:
+                self._scope = None
+            elif self._scope is not None:
+                self._scope.update(sessions)
             if self._refresh_due:  # one refresh reads every change made before it runs
                 return
             self._refresh_due = True
-        call_on(self._loop, self.refresh)
+        call_on(self._loop, self._refresh)
 
     def close(self) -> None:
         """Stop following the store; local asks held here go on down the waterfall."""
@@ -269,16 +296,31 @@ class InboxCards:
     def refresh(self) -> None:
         """Bring the cards in step with the store: new open questions get a card, settled
         ones are marked with how they were settled."""
+        self._refresh(whole=True)
+
+    def _refresh(self, *, whole: bool = False) -> None:
+        """:meth:`refresh`, of the sessions a scheduled refresh is due for unless ``whole``."""
         with self._lock:
             self._refresh_due = False
             self._refresh_timer = None
-        if self._stopped:
+            scope, self._scope = (None if whole else self._scope), set()
+        if self._stopped or scope == set():
             return
         try:
-            records = self.store.pending_questions(self._session_id)
+            if scope is None:
+                records = self.store.pending_questions(self._session_id)
+            else:  # oldest first, as a read of every session gives them
+                records = sorted(
+                    (record for s in scope for record in self.store.pending_questions(s)),
+                    key=lambda record: record.asked_at or 0.0,
+                )
             current = {record.id for record in records}
             with self._lock:
-                gone = [key for key in self._open if key not in current]
+                gone = [
+                    key
+                    for key, record in self._open.items()
+                    if key not in current and (scope is None or record.session_id in scope)
+                ]
             # Read before any card changes: a fault here leaves the cards as they were.
             settled = {key: self.store.question(key) for key in gone}
         except StoreUnavailableError as error:
