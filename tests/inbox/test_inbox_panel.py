@@ -317,3 +317,30 @@ async def test_answering_a_card_claims_its_record_with_one_write_and_no_read(
         assert (await asyncio.wait_for(asking, 10)).to_wire() == YES
     assert inbox.get_card(card["key"]).status == "answered"
     assert view.errors == []
+
+
+async def test_an_inbox_whose_store_closes_says_so_on_its_cards_and_takes_no_answer(
+    location: str,
+) -> None:
+    inbox_store, elsewhere = open_store(location), open_store(location)
+    panel = ipyask.inbox(inbox_store)
+    view = View(panel)
+    try:
+        elsewhere.open_question("s1", "c1", DEPLOY["questions"], request_id="r1")
+        await until(lambda: "r1" in panel.store)
+        inbox_store.close()
+        card = await until(lambda: (c := panel.get_card("r1")).notice_code == "store-closed" and c)
+        assert card.status == "pending"
+        assert card.notice_params == {"location": inbox_store.location}
+        assert card.notice is not None and "was closed" in card.notice
+
+        view.answer("r1", YES)
+        [error] = view.errors
+        assert error["code"] == "NOT_ANSWERABLE"
+        assert f"the store {inbox_store.location} was closed" in error["message"]
+        # The question stays open in the store, for an inbox on it opened again.
+        assert [record.id for record in elsewhere.pending_questions()] == ["r1"]
+    finally:
+        panel.close()
+        await panel.service.aclose()
+        elsewhere.close()

@@ -80,6 +80,7 @@ NoticeCode = Literal[
     "store-locked",
     "store-read-only",
     "store-full",
+    "store-closed",
     "rule-removed",
     "rule-removed-from-file",
     "rule-file-changed",

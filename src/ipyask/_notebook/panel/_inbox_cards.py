@@ -170,6 +170,8 @@ class InboxCards:
         self._told: list[ChangeNote] = []
         """Notes of the store's changes not yet taken in (on the event loop)."""
         self._stopped = False
+        self.store_closed = False
+        """Whether the store was closed under the inbox: its cards take no more answers."""
         # each answer waiting for the store, with who gave it and through which door
         self._unsaved: dict[str, tuple[AskUserQuestionAnswer, tuple[str | None, Door]]] = {}
         """Answers clicked that the store could not take yet (the latest click per card)."""
@@ -187,7 +189,10 @@ class InboxCards:
             self._loop = None
         # Subscribed first: the follower's feed is open, so no change after the read is missed.
         subscription = Subscription(
-            self._changed, on_notes=self._noted, on_sessions=self._sessions_changed
+            self._changed,
+            on_notes=self._noted,
+            on_sessions=self._sessions_changed,
+            on_end=lambda: call_on(self._loop, self._store_ended),
         )
         self._unsubscribe = follower_of(self.store).subscribe(subscription)
         self.refresh()
@@ -195,6 +200,24 @@ class InboxCards:
     def _changed(self) -> None:
         if not self._stopped:
             self._schedule_refresh()
+
+    def _store_ended(self) -> None:
+        """The store was closed under the inbox: each open question's card says so and takes
+        no more answers (the questions stay open in the store); answers waiting to be saved
+        are not retried."""
+        with self._lock:
+            self.store_closed = True
+            keys = list(self._open)
+            retries = [timer for _, timer in self._retries.values()]
+            self._retries.clear()
+            self._unsaved.clear()
+        for timer in retries:
+            if timer is not None:
+                timer.cancel()
+        fields = Notice("store-closed", {"location": self.store.location}).card_fields()
+        for key in keys:
+            with contextlib.suppress(KeyError):  # the card is gone
+                self._widget.update_card(key, **fields)
 
     def _sessions_changed(self, sessions: Collection[str]) -> None:
         """The store changed in ``sessions`` only (what changed there was not told): their

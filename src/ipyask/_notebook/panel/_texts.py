@@ -110,6 +110,10 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
             "Not saved yet: the disk holding the store {location} is full; retrying… Free "
             "some space there."
         ),
+        "store-closed": (
+            "The store {location} was closed: this question stays open there, and cannot be "
+            "answered here. Open the store again to answer it."
+        ),
         "rule-removed": ("Removed {rule}: it no longer applies in this kernel."),
         "rule-removed-from-file": (
             "Removed {rule}: it no longer applies in this kernel, and it was deleted from "
@@ -166,6 +170,10 @@ NOTICES: dict[Language, dict[NoticeCode, str]] = {
             "尚未保存：存储 {location} 是只读的，正在重试…请让该文件及其文件夹可写。"
         ),
         "store-full": ("尚未保存：存储 {location} 所在的磁盘已满，正在重试…请在那里腾出空间。"),
+        "store-closed": (
+            "存储 {location} 已关闭：这个问题仍在其中等待回答，但无法在这里回答。"
+            "请重新打开存储后再回答。"
+        ),
         "rule-removed": ("已移除 {rule}：它在当前内核中不再生效。"),
         "rule-removed-from-file": (
             "已移除 {rule}：它在当前内核中不再生效，并已从 {fi"

@@ -252,6 +252,12 @@ class ViewMessageDispatcher:
 
     def _answer_in_inbox(self, inbox: InboxCards, message: AnswerMessage) -> None:
         # A claim on the store: the first answer of any view or process wins.
+        if inbox.store_closed:
+            raise Refused(
+                "NOT_ANSWERABLE",
+                f"the store {inbox.store.location} was closed: this question stays open there;"
+                " open the store again to answer it",
+            )
         problem = batch_problem(self._widget.store.card(message.key), message.answer)
         if problem is not None:
             raise Refused.bad_answer(problem)
