@@ -156,3 +156,25 @@ def test_a_card_the_timeout_decided_says_so_and_still_takes_an_answer(wpage) -> 
     expect(card.get_by_role("button", name="Submit")).to_be_visible()
     wpage.set_language("zh")
     expect(card.locator(".ipyask-notice")).to_contain_text("超时已决定“Reject”")
+
+
+def test_a_closed_stores_card_says_so_in_the_views_language(wpage) -> None:
+    location = "/data/questions.sqlite3"
+    closed = generic(
+        "s1",
+        notice="The store was closed: …",
+        notice_code="store-closed",
+        notice_params={"location": location},
+    )
+    wpage.mount(QuestionWidget(cards=[closed]))
+    notice = wpage.card("s1").locator(".ipyask-notice")
+    expect(notice).to_have_text(
+        f"The store {location} was closed: this question stays open there, and cannot be "
+        "answered here. Open the store again to answer it."
+    )
+    wpage.set_language("zh")
+    expect(notice).to_have_text(
+        f"存储 {location} 已关闭：这个问题仍在其中等待回答，但无法在这里回答。"
+        "请重新打开存储后再回答。"
+    )
+    assert wpage.errors == []
