@@ -167,14 +167,20 @@ def test_a_closed_stores_card_says_so_in_the_views_language(wpage) -> None:
         notice_params={"location": location},
     )
     wpage.mount(QuestionWidget(cards=[closed]))
-    notice = wpage.card("s1").locator(".ipyask-notice")
+    card = wpage.card("s1")
+    notice = card.locator(".ipyask-notice")
     expect(notice).to_have_text(
         f"The store {location} was closed: this question stays open there, and cannot be "
         "answered here. Open the store again to answer it."
     )
+    # It offers no answer the kernel would refuse.
+    expect(card.locator("[data-role=wait]")).to_have_text("No longer live")
+    expect(card.get_by_role("radio")).to_have_count(0)
+    expect(card.get_by_role("button", name="Submit")).to_have_count(0)
     wpage.set_language("zh")
     expect(notice).to_have_text(
         f"存储 {location} 已关闭：这个问题仍在其中等待回答，但无法在这里回答。"
         "请重新打开存储后再回答。"
     )
+    expect(card.locator("[data-role=wait]")).to_have_text("已失效")
     assert wpage.errors == []

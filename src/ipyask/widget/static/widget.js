@@ -1352,7 +1352,8 @@ function header(controller, parts) {
 }
 function notice(controller) {
   const t = controller.t;
-  const text2 = controller.dead ? controller.lost ? t.answerLost : t.kernelGone : noticeText(controller.card, controller.view.lang);
+  const gone = controller.dead && controller.view.disconnected;
+  const text2 = gone ? controller.lost ? t.answerLost : t.kernelGone : noticeText(controller.card, controller.view.lang);
   return text2 ? h("p", { class: "ipyask-notice" }, text2) : null;
 }
 function feedbackLine(controller) {
@@ -3110,13 +3111,27 @@ var CardController = class {
     const p = this.card.view.presentation;
     return p.kind === "generic" && !this.answerable ? settledApproval(this.card) ?? p : p;
   }
-  /** Whether the person can still answer here: pending or continued, and the kernel is there. */
+  /**
+   * Whether the person can still answer here: pending or continued, the kernel is there, and
+   * so is the store of an inbox card.
+   */
   get answerable() {
-    return (this.card.status === "pending" || this.card.status === "continued") && !this.view.disconnected;
+    return this.open && !this.view.disconnected && !this.storeClosed;
   }
-  /** An answerable card whose kernel is gone: it says so instead of taking answers. */
+  /**
+   * An open card that cannot be answered here (its kernel is gone, or its store was closed in
+   * the kernel): it says so instead of taking answers.
+   */
   get dead() {
-    return (this.card.status === "pending" || this.card.status === "continued") && this.view.disconnected;
+    return this.open && (this.view.disconnected || this.storeClosed);
+  }
+  /** Pending or continued in the kernel. */
+  get open() {
+    return this.card.status === "pending" || this.card.status === "continued";
+  }
+  /** An inbox card whose store the kernel closed: its question stays open there, not here. */
+  get storeClosed() {
+    return this.card.noticeCode === "store-closed";
   }
   /**
    * How the card looks: its status, except that an answer refusing (a rejected approval or tool

@@ -59,7 +59,9 @@ export function header(controller, parts) {
 /** @param {CardController} controller */
 export function notice(controller) {
   const t = controller.t;
-  const text = controller.dead ? (controller.lost ? t.answerLost : t.kernelGone) : noticeText(controller.card, controller.view.lang);
+  // A gone kernel says so; a closed store says so in its own notice.
+  const gone = controller.dead && controller.view.disconnected;
+  const text = gone ? (controller.lost ? t.answerLost : t.kernelGone) : noticeText(controller.card, controller.view.lang);
   return text ? h("p", { class: "ipyask-notice" }, text) : null;
 }
 
