@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ipyask._rich_questions import form_question, tool_approval_question
-from ipyask.widget import Card
+from ipyask.widget import Card, CardSource
 
 KINDS = ("generic", "plan", "approval", "tool", "form")
 
@@ -192,9 +192,22 @@ ANSWERS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 }
 
 
+# An inbox card whose store the kernel closed: still open in the store, no longer live here.
+STORE_CLOSED = Card(
+    key="store-closed-pending",
+    call_id="store-closed",
+    wait="indefinite",
+    questions=[GENERIC],
+    source=CardSource(agent="worker", session="s1", process="box:4242"),
+    notice="The store /data/questions.sqlite3 was closed: …",
+    notice_code="store-closed",
+    notice_params={"location": "/data/questions.sqlite3"},
+)
+
+
 def cards() -> list[Card]:
-    """Every kind's cards, kind after kind."""
-    return [card for kind in KINDS for card in _states(kind, *ANSWERS[kind])]
+    """Every kind's cards, kind after kind, then an inbox card whose store was closed."""
+    return [card for kind in KINDS for card in _states(kind, *ANSWERS[kind])] + [STORE_CLOSED]
 
 
 def _w(en: str | None, zh: str | None) -> dict[str, str | None]:
@@ -268,6 +281,7 @@ EXPECTED: dict[str, Expected] = {
     "form-dismissed": Expected("cancelled", _w("Cancelled", "已取消"), _l("Cancelled", "已取消")),
     "form-late": Expected("answered", LATE, _l(SUBMITTED_LINE_EN, SUBMITTED_LINE_ZH)),
 }
+EXPECTED["store-closed-pending"] = Expected("expired", _w("No longer live", "已失效"))
 for _kind in KINDS:
     EXPECTED[f"{_kind}-pending"] = Expected("pending", _w(None, None))
     EXPECTED[f"{_kind}-cancelled"] = Expected("cancelled", _w("Cancelled", "已取消"))

@@ -2,9 +2,10 @@
 
 One Lab server for the module and one page per theme × language: a kernel cell shows every card
 of ``card_catalogue.py`` (each kind pending, settled by each decision, cancelled, expired and
-answered late) in one widget. The test reads what each card says and how it looks (a refusal
-looks like one), opens the details of a settled tool call and form, and saves one screenshot
-per kind in ``artifacts/e2e/`` (``lab-states-<theme>-<language>-<kind>.png``), to be looked at.
+answered late, and an inbox card whose store was closed) in one widget. The test reads what
+each card says and how it looks (a refusal looks like one), opens the details of a settled tool
+call and form, and saves one screenshot per kind in ``artifacts/e2e/``
+(``lab-states-<theme>-<language>-<kind>.png``), to be looked at.
 """
 
 from __future__ import annotations
