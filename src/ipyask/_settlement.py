@@ -79,8 +79,11 @@ class Settlement(Generic[T]):
         def settle() -> None:
             future = self._outcome()
             if not future.done():
+                # The callbacks run at once: no loop turn before the answer, and none after it
+                # for the future's own call of them (it would find none left).
+                future.remove_done_callback(self._run_callbacks)
                 future.set_result(value)
-                self._run_callbacks(future)  # at once: no loop turn before the answer
+                self._run_callbacks(future)
 
         if _get_running_loop() is self._loop:  # (what call_on_loop checks first, inline)
             settle()

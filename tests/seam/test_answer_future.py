@@ -33,6 +33,37 @@ async def test_a_result_runs_the_callbacks_at_once_in_their_context() -> None:
     assert await settlement == "yes"
 
 
+@pytest.mark.parametrize("awaited", [False, True])
+async def test_a_result_schedules_no_loop_turn_for_the_callbacks_it_ran(
+    awaited: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each answer settles one: a loop turn scheduled for callbacks already run costs every
+    # answer a handle on the loop for nothing.
+    settlement: Settlement[str] = Settlement()
+    waiter = asyncio.ensure_future(_awaited(settlement)) if awaited else None
+    await drain()  # an awaiting task has made the settlement's future
+    seen: list[str] = []
+    settlement.add_done_callback(lambda future: seen.append(future.result()))
+    loop = asyncio.get_running_loop()
+    scheduled: list[object] = []
+    call_soon = loop.call_soon
+
+    def counted(callback: object, *args: object, **kwargs: object) -> object:
+        scheduled.append(callback)
+        return call_soon(callback, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loop, "call_soon", counted)
+    assert settlement.resolve("yes")
+    assert seen == ["yes"]
+    # Only the awaiting task's wake-up, if a task awaits.
+    assert len(scheduled) == (1 if awaited else 0)
+    monkeypatch.undo()
+    if waiter is not None:
+        assert await waiter == "yes"
+    await drain()
+    assert seen == ["yes"]
+
+
 async def test_an_error_or_a_cancel_runs_the_callbacks_a_loop_turn_later() -> None:
     rejected: Settlement[str] = Settlement()
     cancelled: Settlement[str] = Settlement()
