@@ -693,9 +693,8 @@ class DurableAsks:
     def _unwatch(self, watch: _StoreWatch) -> None:
         """Forget ``watch`` (stopped: its store was closed)."""
         with self._lock:
-            for key, kept in list(self._watches.items()):
-                if kept is watch:
-                    del self._watches[key]
+            if self._watches.get(id(watch.store)) is watch:
+                del self._watches[id(watch.store)]
 
     def settle_from(self, events: tuple[SessionEvent, ...]) -> None:
         """Settle the askers of records that ``events`` (new in a session's log) settle."""
@@ -743,7 +742,7 @@ class _StoreWatch:
         clock: Clock | None = None,
         on_end: Callable[[_StoreWatch], None] | None = None,
     ) -> None:
-        self._store = store
+        self.store = store
         self._on_events = on_events
         self._on_end = on_end
         self._backoff = Backoff()
@@ -792,7 +791,7 @@ class _StoreWatch:
             self._subscribing = self._subscribing or first
         if followed:
             return True
-        follower = follower_of(self._store)
+        follower = follower_of(self.store)
         if not first:  # a PostgreSQL feed listens for the asker's session before this returns
             follower.sessions_changed()
             return False
@@ -901,7 +900,7 @@ class _StoreWatch:
         log.log(
             level,
             "ipyask: watching the store %s: %s (retrying in %.1f s)",
-            self._store.location,
+            self.store.location,
             error,
             delay / 1000,
         )
@@ -925,7 +924,7 @@ class _StoreWatch:
         for waiter in waiters:
             waiter.fail(
                 UserQuestionError(
-                    f"the store {self._store.location} was closed while this question waited"
+                    f"the store {self.store.location} was closed while this question waited"
                     " for its answer; the question stays open in the store (open the store"
                     " again and ask with the same call id to wait for it)",
                     "ASK_ABORTED",

@@ -208,12 +208,7 @@ class InboxCards:
         with self._lock:
             self.store_closed = True
             keys = list(self._open)
-            retries = [timer for _, timer in self._retries.values()]
-            self._retries.clear()
-            self._unsaved.clear()
-        for timer in retries:
-            if timer is not None:
-                timer.cancel()
+        self._drop_unsaved()
         fields = Notice("store-closed", {"location": self.store.location}).card_fields()
         for key in keys:
             with contextlib.suppress(KeyError):  # the card is gone
@@ -301,14 +296,22 @@ class InboxCards:
         with self._lock:
             holds = list(self._holds.values())
             self._holds.clear()
-            timers = [timer for _, timer in self._retries.values()] + [self._refresh_timer]
+            refresh = self._refresh_timer
+        self._drop_unsaved()
+        if refresh is not None:
+            refresh.cancel()
+        for hold in holds:
+            hold.resolve(PassOn())
+
+    def _drop_unsaved(self) -> None:
+        """Forget the answers waiting for the store, and stop their retries."""
+        with self._lock:
+            timers = [timer for _, timer in self._retries.values()]
             self._retries.clear()
             self._unsaved.clear()
         for timer in timers:
             if timer is not None:
                 timer.cancel()
-        for hold in holds:
-            hold.resolve(PassOn())
 
     # -- the cards ----------------------------------------------------------------------------
     def holds(self, key: str) -> bool:
