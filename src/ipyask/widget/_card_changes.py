@@ -51,8 +51,11 @@ class CardChanges:
         lock: threading.RLock,
         card_delay_ms: float = SETTLED_CARD_DELAY_MS,
         burst_delay_ms: float = SETTLED_BURST_DELAY_MS,
+        *,
+        before_flush: Callable[[], object] | None = None,
     ) -> None:
         self._send = send
+        self._before_flush = before_flush
         self._clock = clock
         self._lock = lock
         self._card_delay_ms = card_delay_ms
@@ -67,6 +70,11 @@ class CardChanges:
     def held(self) -> int:
         """How many card changes wait to be sent."""
         return len(self._held)
+
+    @property
+    def bursting(self) -> bool:
+        """Whether a burst of settled cards is held (its message goes when the burst ends)."""
+        return self._burst
 
     def hold(self, card: WireCard, rev: int) -> bool:
         """Hold the change of a settled ``card`` (that led to revision ``rev``) for the next
@@ -107,8 +115,11 @@ class CardChanges:
             self._message([*held.values(), *upsert], remove, rev)
 
     def flush(self) -> None:
-        """Send what is held now (nothing when nothing is)."""
+        """Send what is held now (nothing when nothing is), after ``before_flush()`` (the
+        widget settles the cards whose settlement waits for the burst's message)."""
         with self._lock:
+            if self._before_flush is not None:
+                self._before_flush()
             held = self._take()
             if held:
                 self._message(list(held.values()), [], self._rev)

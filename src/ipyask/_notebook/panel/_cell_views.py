@@ -74,6 +74,13 @@ class CellView(QuestionWidget):
         finally:
             _COLLECTING.reset(token)
 
+    def _settle_waiting(self) -> None:
+        # Its cards are settled through the panel: what waits there comes first.
+        panel: QuestionWidget | None = getattr(self, "panel", None)  # None while being made
+        if panel is not None:
+            panel._settle_waiting()
+        super()._settle_waiting()
+
     def write_record(self, markdown: str) -> None:
         """Append a record to the transcript under this view (nothing without one)."""
         if self._transcript is not None:

@@ -248,6 +248,10 @@ class QuestionPanel(QuestionWidget):
             self.claims.release(key)
 
     def _answered(self, held: HeldRequest, answer: AskUserQuestionAnswer) -> None:
+        # In a burst of answers, with the burst's other cards (the views see them together).
+        self._settle_with_burst(lambda: self._mark_answered(held, answer))
+
+    def _mark_answered(self, held: HeldRequest, answer: AskUserQuestionAnswer) -> None:
         if self._held.get(held.key) is held:
             del self._held[held.key]
         self._outcomes.mark(
@@ -333,6 +337,7 @@ class QuestionPanel(QuestionWidget):
     def records(self) -> list[str]:
         """The Markdown records of every settled card, oldest first (none without a
         transcript)."""
+        self._settle_waiting()
         return self._transcript.records
 
     def _ipython_display_(self) -> None:
@@ -356,6 +361,7 @@ class QuestionPanel(QuestionWidget):
 
     def live(self, key: str) -> HeldRequest | None:
         """The request behind pending card ``key``."""
+        self._settle_waiting()
         return self._held.get(key)
 
     # -- view messages -----------------------------------------------------------------------
@@ -378,6 +384,7 @@ class QuestionPanel(QuestionWidget):
     def close(self) -> None:
         """Stop answering: unregister, hand held requests down the waterfall, close the widget."""
         if hasattr(self, "_off") and not self._closed:
+            self._settle_waiting()  # a held burst's answered cards: answered, not passed on
             self._closed = True
             self._off()
             self.claims.close()
