@@ -265,10 +265,11 @@ class QuestionWidget(anywidget.AnyWidget):
         waiting settlements first, so none sees a card before its settlement. An exception
         ``settle`` raises is logged.
         """
-        with self._lock:
-            if self._changes.bursting:
-                self._settling.append(settle)
-                return
+        if self._changes.bursting:  # (settling now is right too: checked again under the lock)
+            with self._lock:
+                if self._changes.bursting:
+                    self._settling.append(settle)
+                    return
         _run_settle(settle, self)
 
     def _settle_waiting(self) -> None:
