@@ -29,6 +29,23 @@ def _live_keys(panel: ipyask.QuestionPanel) -> list[str]:
     return [card["key"] for card in panel.cards if card["status"] == "pending"]
 
 
+async def _answer_each(view: FakeView, keys: list[str], label: str) -> None:
+    """Answer every card, each in a message of its own (the loop turns in between)."""
+    for key in keys:
+        view.answer(key, ("q", [label]))
+        await drain()
+
+
+async def _burst(
+    svc: ipyask.UserQuestions, panel: ipyask.QuestionPanel, view: FakeView, n: int, label: str
+) -> tuple[list[asyncio.Future[Any]], list[str]]:
+    """Ask ``n`` questions, then answer them all as one burst; the asks and the cards' keys."""
+    tasks = await _ask_many(svc, n)
+    keys = _live_keys(panel)
+    await _answer_each(view, keys, label)
+    return tasks, keys
+
+
 @pytest.fixture
 def events(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What happened, in order: ``settle <key>`` for each card the store settles."""
@@ -90,11 +107,7 @@ async def test_a_burst_is_settled_in_one_pass_before_its_message(
 async def test_a_read_during_the_burst_sees_every_card_settled(
     svc, panel, view: FakeView, read: Any
 ) -> None:
-    tasks = await _ask_many(svc, 4)
-    keys = _live_keys(panel)
-    for key in keys:
-        view.answer(key, ("q", ["B"]))
-        await drain()
+    tasks, keys = await _burst(svc, panel, view, 4, "B")
     await asyncio.gather(*tasks)
     assert [read(panel, key) for key in keys] == ["answered"] * 4
     assert len(panel.records) == 4  # and their records are written
@@ -103,11 +116,7 @@ async def test_a_read_during_the_burst_sees_every_card_settled(
 async def test_a_second_answer_in_the_burst_is_refused_as_already_answered(
     svc, panel, view: FakeView
 ) -> None:
-    tasks = await _ask_many(svc, 3)
-    keys = _live_keys(panel)
-    for key in keys:
-        view.answer(key, ("q", ["A"]))
-        await drain()
+    tasks, keys = await _burst(svc, panel, view, 3, "A")
     view.answer(keys[-1], ("q", ["B"]))  # its settlement still waits for the burst
     assert view.errors[-1]["code"] == "ALREADY_ANSWERED"
     assert [(await task).answers[0].selected for task in tasks] == [["A"]] * 3
@@ -120,9 +129,7 @@ async def test_a_card_asked_during_the_burst_comes_after_the_settled_ones(
     tasks = await _ask_many(svc, 3)
     keys = _live_keys(panel)
     sent.clear()
-    for key in keys:
-        view.answer(key, ("q", ["A"]))
-        await drain()
+    await _answer_each(view, keys, "A")
     late = asyncio.ensure_future(svc.ask({"questions": [_question(9)]}))
     await drain()
     # The new card goes at once, with the burst's settled cards in front of it (kernel order).
@@ -136,11 +143,7 @@ async def test_a_card_asked_during_the_burst_comes_after_the_settled_ones(
 async def test_closing_the_panel_during_the_burst_keeps_its_cards_answered(
     svc, panel, view: FakeView
 ) -> None:
-    tasks = await _ask_many(svc, 3)
-    keys = _live_keys(panel)
-    for key in keys:
-        view.answer(key, ("q", ["A"]))
-        await drain()
+    tasks, keys = await _burst(svc, panel, view, 3, "A")
     panel.close()
     assert [(await task).answers[0].selected for task in tasks] == [["A"]] * 3
     assert [panel.get_card(key).status for key in keys] == ["answered"] * 3
@@ -152,9 +155,6 @@ async def test_a_cell_view_of_the_burst_shows_its_cards_settled(svc, panel, sent
     with cell.collecting():
         tasks = await _ask_many(svc, 3)
     answering = FakeView(cell, sent, "cell-view-1")
-    keys = [card.key for card in cell.get_cards()]
-    for key in keys:
-        answering.answer(key, ("q", ["A"]))
-        await drain()
+    await _answer_each(answering, [card.key for card in cell.get_cards()], "A")
     await asyncio.gather(*tasks)
     assert [card.status for card in cell.get_cards()] == ["answered"] * 3
