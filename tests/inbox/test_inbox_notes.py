@@ -66,6 +66,13 @@ def counted(store: Store, *names: str) -> list[str]:
     return calls
 
 
+def two_stores(location: str, stores: list[Store]) -> tuple[Store, Store]:
+    """The inbox's store and another process's, on one database (closed after the test)."""
+    inbox_store, elsewhere = open_store(location), open_store(location)
+    stores += [inbox_store, elsewhere]
+    return inbox_store, elsewhere
+
+
 def pending(panel: ipyask.QuestionPanel) -> list[dict[str, Any]]:
     return [card for card in panel.cards if card["status"] == "pending"]
 
@@ -74,8 +81,7 @@ def pending(panel: ipyask.QuestionPanel) -> list[dict[str, Any]]:
 async def test_cards_show_and_settle_from_notes_and_the_asker_takes_its_answer_from_one(
     pg_location: str, stores: list[Store]
 ) -> None:
-    inbox_store, elsewhere = open_store(pg_location), open_store(pg_location)
-    stores += [inbox_store, elsewhere]
+    inbox_store, elsewhere = two_stores(pg_location, stores)
     panel = ipyask.inbox(inbox_store)
     view = View(panel)
     inbox_reads = counted(inbox_store, "pending_questions", "question", "read_events")
@@ -117,8 +123,7 @@ async def test_cards_show_and_settle_from_notes_and_the_asker_takes_its_answer_f
 
 @pytest.mark.postgres
 async def test_a_change_no_note_tells_of_is_read(pg_location: str, stores: list[Store]) -> None:
-    inbox_store, elsewhere = open_store(pg_location), open_store(pg_location)
-    stores += [inbox_store, elsewhere]
+    inbox_store, elsewhere = two_stores(pg_location, stores)
     panel = ipyask.inbox(inbox_store)
     reads = counted(inbox_store, "pending_questions")
     try:
@@ -158,8 +163,7 @@ async def test_a_note_the_inbox_cannot_take_makes_it_read_the_store(
 async def test_a_change_no_note_tells_of_reads_only_its_sessions(
     pg_location: str, stores: list[Store]
 ) -> None:
-    inbox_store, elsewhere = open_store(pg_location), open_store(pg_location)
-    stores += [inbox_store, elsewhere]
+    inbox_store, elsewhere = two_stores(pg_location, stores)
     questions = DEPLOY["questions"]
     elsewhere.open_question("s1", "c1", questions, request_id="r1")
     elsewhere.open_question("s2", "c1", questions, request_id="r2")
