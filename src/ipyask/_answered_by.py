@@ -20,7 +20,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,6 +34,8 @@ __all__ = [
     "JUPYTER_USER_VARIABLE",
     "USER_VARIABLE",
     "AnsweredBy",
+    "Answerer",
+    "Attribution",
     "Door",
     "answered_by",
     "card_digest",
@@ -181,3 +183,55 @@ def answered_by(
         door=door,
         digest=None if questions is None else card_digest(questions),
     )
+
+
+class Attribution:
+    """Who settles a question (``who``, ``host``), when (``at``) and through which ``door``, with
+    the card they saw: an :class:`AnsweredBy` not made yet.
+
+    :meth:`record` makes it, once, when something keeps it (a durable question's record, a
+    settlement's :attr:`~ipyask.host.Settlement.answered_by` when read). The card's digest is
+    most of its cost, and a question that is not durable keeps no record: its transcript line
+    needs only who answered and the door. ``questions`` gives the card's questions in wire
+    form when the record is made (``None``: no card was shown).
+    """
+
+    __slots__ = ("_questions", "_record", "at", "door", "host", "who")
+
+    def __init__(
+        self,
+        door: Door,
+        questions: Callable[[], Sequence[Mapping[str, Any]]] | None,
+        *,
+        identity: tuple[str, str | None],
+        at: float | None = None,
+    ) -> None:
+        self.who, self.host = identity
+        self.door = door
+        self.at = time.time() if at is None else at
+        self._questions = questions
+        self._record: AnsweredBy | None = None
+
+    @property
+    def name(self) -> str:
+        """As :attr:`AnsweredBy.name`."""
+        return f"{self.who}@{self.host}" if self.host else self.who
+
+    def record(self) -> AnsweredBy:
+        """The :class:`AnsweredBy` (made at the first call, with the card's digest)."""
+        made = self._record
+        if made is None:
+            questions = self._questions
+            made = self._record = AnsweredBy(
+                who=self.who,
+                host=self.host,
+                at=self.at,
+                door=self.door,
+                digest=None if questions is None else card_digest(questions()),
+            )
+        return made
+
+
+Answerer = AnsweredBy | Attribution
+"""Who settled a question and through which door (``who``, ``host``, ``name``, ``door``): its
+record, or what the record is made from."""

@@ -9,7 +9,7 @@ from collections.abc import Callable, Generator
 from contextvars import Context, copy_context
 from typing import Any, Generic, TypeVar
 
-from ._answered_by import AnsweredBy
+from ._answered_by import AnsweredBy, Answerer, Attribution
 from ._clock import call_on_loop
 
 __all__ = ["Settlement"]
@@ -31,7 +31,7 @@ class Settlement(Generic[T]):
     the loop thread-safely. The first settlement wins; later ones return ``False``.
     """
 
-    __slots__ = ("_callbacks", "_future", "_loop", "_settled", "answered_by")
+    __slots__ = ("_by", "_callbacks", "_future", "_loop", "_settled")
 
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -42,8 +42,7 @@ class Settlement(Generic[T]):
         # A tuple, replaced on each add: most settlements get one callback (a list would hold
         # room for more).
         self._callbacks: _Callbacks[T] | None = None
-        self.answered_by: AnsweredBy | None = None
-        """Who settled it, through which door, having seen which card (set by the winner)."""
+        self._by: Answerer | None = None
 
     def _outcome(self) -> asyncio.Future[T]:
         future = self._future
@@ -63,15 +62,27 @@ class Settlement(Generic[T]):
         """Whether a result or an error was accepted."""
         return self._settled
 
-    def _claim(self, by: AnsweredBy | None) -> bool:
+    @property
+    def answered_by(self) -> AnsweredBy | None:
+        """Who settled it, when, through which door, having seen which card (the winner's
+        record; made when first read, if the winner gave what it is made from)."""
+        by = self._by
+        return by.record() if isinstance(by, Attribution) else by
+
+    @property
+    def answerer(self) -> Answerer | None:
+        """Who settled it and through which door, without making its record."""
+        return self._by
+
+    def _claim(self, by: Answerer | None) -> bool:
         with _LOCK:
             if self._settled:
                 return False
             self._settled = True
-            self.answered_by = by
+            self._by = by
             return True
 
-    def resolve(self, value: T, by: AnsweredBy | None = None) -> bool:
+    def resolve(self, value: T, by: Answerer | None = None) -> bool:
         """Settle with ``value`` (``by``: who settled it); returns whether this call won."""
         if not self._claim(by):
             return False
@@ -91,7 +102,7 @@ class Settlement(Generic[T]):
             call_on_loop(self._loop, settle)
         return True
 
-    def reject(self, error: BaseException, by: AnsweredBy | None = None) -> bool:
+    def reject(self, error: BaseException, by: Answerer | None = None) -> bool:
         """Settle with ``error`` (``by``: who ended it); returns whether this call won."""
         if not self._claim(by):
             return False

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from ipyask import _answered_by
 from ipyask._answered_by import card_digest
 from ipyask._notebook.panel import CellView
 from ipyask.host import QuestionAnsweredEvent, TurnStartEvent
@@ -106,3 +107,32 @@ async def test_a_durable_question_records_the_view_it_was_answered_in(
     assert by.digest == card_digest([DB])
     words = "the cell view" if door == "cell-view" else "the panel"
     assert panel.records == [f"**Answered** by ada in {words}: Which database? → **SQLite**"]
+
+
+async def test_an_answer_nothing_keeps_makes_its_record_only_when_it_is_read(
+    svc, panel, sent, monkeypatch
+) -> None:
+    # A question that is not durable keeps no record: its transcript line says who answered
+    # and the door, and the card's digest is made only if the settlement's record is read.
+    digests: list[object] = []
+    monkeypatch.setattr(
+        _answered_by, "card_digest", lambda questions: digests.append(questions) or "sha256:x"
+    )
+    task = await _ask(svc, DB)
+    key = panel.get_cards()[0].key
+    settlement = panel._held[key].settlement
+    FakeView(panel, sent, "panel-view-1").answer(key, ("db", ["SQLite"]))
+    assert (await task).answers[0].selected == ["SQLite"]
+    await drain()
+    assert panel.records == ["**Answered** by ada in the panel: Which database? → **SQLite**"]
+    assert digests == []
+    by = settlement.answered_by
+    assert by is not None and (by.who, by.host, by.door, by.digest) == (
+        "ada",
+        None,
+        "panel",
+        "sha256:x",
+    )
+    assert digests == [[DB]]  # the card's questions in wire form
+    assert settlement.answered_by is by  # made once
+    assert len(digests) == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..._answered_by import AnsweredBy
+from ..._answered_by import Answerer
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ...widget import QuestionWidget, SettledStatus
 from ._texts import NO_NOTICE, RECORD_WORDS, Notice, RecordWord, language_of
@@ -37,7 +37,7 @@ class CardOutcomes:
         kept: bool = False,
         after_timeout: bool = False,
         questions: list[AskUserQuestionItem] | None = None,
-        by: AnsweredBy | None = None,
+        by: Answerer | None = None,
     ) -> None:
         """Give card ``key`` its final ``status`` and record it (nothing if the card is gone).
 

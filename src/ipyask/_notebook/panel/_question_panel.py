@@ -220,9 +220,10 @@ class QuestionPanel(QuestionWidget):
             return
         # The agent gets the answer first; the card turns answered right after. Until then the
         # request stays held, so a second answer is refused as ALREADY_ANSWERED.
-        by = held.settlement.answered_by
-        if by is not None:  # a durable question's record says who answered, and where
-            self.service.attribute(held.request, by)
+        if held.request.request_id is not None:  # a durable question's record keeps who
+            by = held.settlement.answered_by
+            if by is not None:
+                self.service.attribute(held.request, by)
         run_after(held.followups, lambda: self._answered(held, outcome))
         if not answering.done():
             answering.set_result(outcome)
@@ -259,7 +260,7 @@ class QuestionPanel(QuestionWidget):
             "answered",
             answer=answer,
             questions=held.request.questions,
-            by=held.settlement.answered_by,
+            by=held.settlement.answerer,
         )
 
     def _settled_without_answer(self, held: HeldRequest) -> None:

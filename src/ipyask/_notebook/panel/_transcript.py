@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..._answered_by import AnsweredBy, Door
+from ..._answered_by import Answerer, Door
 from ..._clock import Clock, TimerHandle
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
 from ...kinds import Kind, kind_of
@@ -127,7 +127,7 @@ a few (one answerer, one door), and a title takes more work than the rest of a s
 _MAX_TITLES = 256
 
 
-def _title(outcome: str, language: Language, by: AnsweredBy | None) -> str:
+def _title(outcome: str, language: Language, by: Answerer | None) -> str:
     """``**Answered**``, with who settled it and through which door (``by ada in the panel``)."""
     key = (
         (outcome, language, None, None, None)
@@ -154,7 +154,7 @@ def record(
     notice: str | None = None,
     *,
     language: Language = "en",
-    by: AnsweredBy | None = None,
+    by: Answerer | None = None,
 ) -> str:
     """One settled card as compact Markdown: the outcome, then each question with its answer.
 

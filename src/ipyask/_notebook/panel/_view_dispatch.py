@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 
-from ..._answered_by import AnsweredBy, Door, answered_by
+from ..._answered_by import Attribution, Door, environment_identity
 from ..._errors import HarnessError, UserQuestionError
 from ..._field_problems import FieldProblem, ProblemLanguage, problem_texts
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem
@@ -102,13 +102,18 @@ class ViewMessageDispatcher:
         self._inbox = inbox
         self._door_of = door_of
 
-    def _by(self, held: HeldRequest, view_id: str | None, door: Door | None = None) -> AnsweredBy:
+    def _by(self, held: HeldRequest, view_id: str | None, door: Door | None = None) -> Attribution:
         """Who settles ``held`` from view ``view_id``: this kernel's user, through the cell view
-        or the panel the view belongs to (or ``door``), having seen its card."""
+        or the panel the view belongs to (or ``door``), having seen its card. Its record (with
+        the card's digest) is made only if something keeps it."""
         if door is None:
             door = self._door_of(view_id) if self._door_of and view_id else "panel"
-        questions = [question.to_wire() for question in held.request.questions]
-        return answered_by(door, questions, identity=self._identity)
+        questions = held.request.questions
+        return Attribution(
+            door,
+            lambda: [question.to_wire() for question in questions],
+            identity=self._identity or environment_identity(),
+        )
 
     def handle(self, message: ViewMessage) -> None:
         """Act on ``message``; refusals and failures are reported to its view."""
