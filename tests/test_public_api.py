@@ -155,6 +155,7 @@ ERRORS = {
     "NotAssigneeError",
     "RulesError",
     "RulesFileChangedError",
+    "StoreClosedError",
     "StoreFault",
     "StoreOpenError",
     "StoreUnavailableError",
@@ -399,6 +400,7 @@ def test_every_exception_a_user_can_meet_is_in_ipyask_errors() -> None:
 OLD_PATHS = [
     ("ipyask", "AskCancelledError"),
     ("ipyask", "UserQuestionError"),
+    ("ipyask.store", "StoreClosedError"),
     ("ipyask.store", "StoreOpenError"),
     ("ipyask.store", "StoreUnavailableError"),
     ("ipyask.store", "StoreVersionError"),

@@ -15,6 +15,7 @@ The tree::
     ├── AbortError                    the default reason of AbortController.abort()
     ├── StoreUnavailableError         the store cannot be read or written now; ``fault`` says why
     ├── RuntimeError
+    │   ├── StoreClosedError          a store used after its close()
     │   └── StoreOpenError            a store that cannot be opened as it is (left untouched)
     │       └── StoreVersionError     a store written by a newer ipyask
     └── ValueError
@@ -67,6 +68,8 @@ The exceptions without a code:
 - ``StoreUnavailableError``: a store in place of a driver's error when the fault is the store's
   state (``fault``, a ``StoreFault``: ``unreachable``, ``locked``, ``read-only``, ``full``);
   waiting parts of ipyask retry by themselves. Also in :mod:`ipyask.store`.
+- ``StoreClosedError``: a store read or written after its ``close()`` (the message names it and
+  says to open it again); nothing is retried. Also in :mod:`ipyask.store`.
 - ``StoreOpenError`` / ``StoreVersionError``: ``open_store`` and the stores refuse a file or
   database before writing to it, naming its location and what to do. Also in :mod:`ipyask.store`.
 - ``FormSchemaError``: ``parse_form_schema`` (:mod:`ipyask.host`); ``path`` names the field. An ask
@@ -111,6 +114,7 @@ __all__ = [
     "NotAssigneeError",
     "RulesError",
     "RulesFileChangedError",
+    "StoreClosedError",
     "StoreFault",
     "StoreOpenError",
     "StoreUnavailableError",
@@ -337,6 +341,18 @@ class StoreUnavailableError(Exception):
         super().__init__(_WHAT_TO_DO[fault].format(location=location, detail=detail.strip()))
         self.location = location
         self.fault: StoreFault = fault
+
+
+class StoreClosedError(RuntimeError):
+    """The store at ``location`` was closed (:meth:`~ipyask.store.Store.close`): nothing reads or
+    writes it through that object any more. Open it again (``open_store(location)``)."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(
+            f"the store {location} was closed: open it again (ipyask.store.open_store) to read "
+            "or write it"
+        )
+        self.location = location
 
 
 class StoreOpenError(RuntimeError):

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ipyask.store import PostgresStore, Store, open_store
+from ipyask.store import PostgresStore, Store, StoreClosedError, open_store
 from ipyask.store._follow import StoreFollower, Subscription
 from ipyask.testing import ManualClock
 
@@ -96,7 +96,7 @@ def test_a_follower_whose_store_closes_under_a_subscriber_stops_and_says_so(
         assert feeds.waits <= 3
         assert calls.count <= 2
         assert f"the store {store.location} was closed while 1 subscriber" in caplog.text
-        with pytest.raises(psycopg.OperationalError, match="the store is closed"):
+        with pytest.raises(StoreClosedError, match=f"the store {store.location} was closed"):
             follower.subscribe(Subscription(calls))  # a closed store follows nothing new
     finally:
         unsubscribe()

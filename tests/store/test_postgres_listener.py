@@ -12,7 +12,7 @@ import pytest
 
 import ipyask
 from helpers.server_processes import HAS_PROC, server_wakeups
-from ipyask.store import PostgresStore, Store, Terminal, open_store
+from ipyask.store import PostgresStore, Store, StoreClosedError, Terminal, open_store
 from ipyask.store._postgres import CHANNEL, session_channel
 from ipyask.store._records import ChangeNote
 from ipyask.testing import ManualClock
@@ -123,7 +123,7 @@ def test_feeds_of_one_store_wake_together_and_end_with_the_store(
     assert ended == [False]
     assert eventually(lambda: not listening(observer))
     writer.close()
-    with pytest.raises(psycopg.OperationalError):
+    with pytest.raises(StoreClosedError, match="was closed: open it again"):
         watcher.changes()
 
 

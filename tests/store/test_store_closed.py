@@ -1,16 +1,18 @@
 """A store closed under its waiting asks: they end with ``ASK_ABORTED`` naming the store, their
-records stay open for a later ask, and nothing keeps trying to read the closed store."""
+records stay open for a later ask, and nothing keeps trying to read the closed store; a closed
+store object refuses every read and write with ``StoreClosedError``."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 import pytest
 
 import ipyask
 from ipyask.errors import UserQuestionError
-from ipyask.store import open_store
+from ipyask.store import StoreClosedError, Terminal, open_store
 from ipyask.store._follow import follower_of
 
 QUESTIONS = [{"id": "q1", "question": "Deploy?", "options": [{"label": "Yes"}, {"label": "No"}]}]
@@ -63,8 +65,33 @@ async def test_an_ask_waiting_on_a_store_that_closes_ends_with_ask_aborted(
         again.close()
 
 
-def test_a_closed_store_follows_nothing_new(location: str) -> None:
+def test_a_closed_store_says_so_for_every_read_and_write(location: str) -> None:
     store = open_store(location)
+    question = [{"id": "q", "question": "Go on?", "options": [{"label": "Yes"}]}]
+    record, _ = store.open_question("s1", "c1", question, request_id="r1")
     store.close()
-    with pytest.raises(Exception, match="closed"):
-        store.changes()
+    terminal = Terminal(outcome="answered", answer={"answers": [{"id": "q", "selected": ["Yes"]}]})
+    operations: list[Callable[[], object]] = [
+        lambda: store.append_event("s1", {"type": "turn/start", "turn": 2}),
+        lambda: store.read_events("s1"),
+        lambda: store.open_question("s1", "c2", question, request_id="r2"),
+        lambda: store.open_question_at("s1", "c2", question, request_id="r2"),
+        lambda: store.resolve_question(record.id, terminal),
+        lambda: store.resolve_questions([(record.id, terminal)]),
+        lambda: store.question(record.id),
+        lambda: store.question_for_call("s1", "c1"),
+        lambda: store.pending_questions(),
+        lambda: store.settled_questions(),
+        lambda: store.changes(),
+    ]
+    for operation in operations:
+        with pytest.raises(StoreClosedError) as raised:
+            operation()
+        assert raised.value.location == store.location
+        assert f"the store {store.location} was closed: open it again" in str(raised.value)
+    store.close()  # twice is fine
+    reopened = open_store(location)  # what the message says to do
+    try:
+        assert [r.id for r in reopened.pending_questions()] == [record.id]
+    finally:
+        reopened.close()

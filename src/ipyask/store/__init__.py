@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from .._answered_by import AnsweredBy, Door
-from ._faults import Fault, StoreUnavailableError
+from ._faults import Fault, StoreClosedError, StoreUnavailableError
 from ._migrations import SCHEMA_VERSION, StoreOpenError, StoreVersionError
 from ._postgres import PostgresStore
 from ._protocol import ChangeFeed, Store, StoredEvent
@@ -47,6 +47,7 @@ __all__ = [
     "QuestionRecord",
     "SQLiteStore",
     "Store",
+    "StoreClosedError",
     "StoreOpenError",
     "StoreUnavailableError",
     "StoreVersionError",

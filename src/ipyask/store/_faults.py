@@ -1,4 +1,5 @@
-"""``StoreUnavailableError``: the store cannot be read or written now, and what to do about it.
+"""``StoreUnavailableError``: the store cannot be read or written now, and what to do about it;
+``StoreClosedError``: it was closed.
 
 Defined in :mod:`ipyask.errors` with the other exceptions; the stores take it from here.
 
@@ -10,7 +11,7 @@ store and what to do; the waiting parts of ipyask retry by themselves (see :mod:
 
 from __future__ import annotations
 
+from ..errors import StoreClosedError, StoreUnavailableError
 from ..errors import StoreFault as Fault
-from ..errors import StoreUnavailableError
 
-__all__ = ["Fault", "StoreUnavailableError"]
+__all__ = ["Fault", "StoreClosedError", "StoreUnavailableError"]

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._backoff import Backoff, Pause
 from .._clock import Clock, ThreadClock
-from ._faults import StoreUnavailableError
+from ._faults import StoreClosedError, StoreUnavailableError
 from ._follow import EverySession
 from ._migrations import ELSEWHERE, POSTGRES_STEPS, SCHEMA_VERSION, StoreOpenError, check_version
 from ._records import (
@@ -384,7 +384,7 @@ class PostgresStore(SQLStore):
         # finds it by its call id, a claim's reports it already-resolved with its own answer.
         with self._lock:
             if self._closed:
-                raise self._pg.OperationalError("the store is closed")
+                raise StoreClosedError(self.location)
             if self._lost():
                 self._reconnect()
             try:
@@ -589,7 +589,7 @@ class PostgresStore(SQLStore):
     def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> PostgresChangeFeed:
         with self._lock:
             if self._closed:
-                raise self._pg.OperationalError("the store is closed")
+                raise StoreClosedError(self.location)
             if self._listener is None:
                 self._listener = ChangeListener(
                     self.conninfo, self._clock, self.location, own=lambda: self.own_backend

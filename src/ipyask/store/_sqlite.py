@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ._faults import Fault, StoreUnavailableError
+from ._faults import Fault, StoreClosedError, StoreUnavailableError
 from ._file_watch import FileWatch, open_file_watch
 from ._migrations import ELSEWHERE, SCHEMA_VERSION, SQLITE_STEPS, StoreOpenError, check_version
 from ._sql import SQLStore, queries
@@ -171,9 +171,13 @@ class SQLiteStore(SQLStore):
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _attempt(self, operation: Callable[[], T]) -> T:
+        if self.closed:
+            raise StoreClosedError(self.location)
         try:
             return operation()
         except sqlite3.Error as error:
+            if self.closed:  # closed by another thread meanwhile
+                raise StoreClosedError(self.location) from error
             fault = _fault(error)
             if fault is None:
                 raise
@@ -205,7 +209,7 @@ class SQLiteStore(SQLStore):
 
     def changes(self, sessions: Callable[[], Collection[str]] | None = None) -> SQLiteChangeFeed:
         if self.closed:
-            raise sqlite3.ProgrammingError(f"the store {self.location} is closed")
+            raise StoreClosedError(self.location)
         self.file_watch()  # before the feed reads its first version: no write after it is missed
         return SQLiteChangeFeed(self)  # a change does not say its session: every one wakes
 
