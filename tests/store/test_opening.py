@@ -166,3 +166,31 @@ def test_a_postgres_store_whose_version_cannot_be_read_is_refused_before_any_ddl
     with psycopg.connect(url, autocommit=True) as db:
         assert db.execute("SELECT to_regclass('ipyask_events')").fetchone() == (None,)
         assert db.execute("SELECT value FROM ipyask_meta").fetchall() == [("two",)]
+
+
+@pytest.mark.parametrize("location", ["postgresql:/db.example/questions", "Postgres:questions"])
+def test_a_postgres_location_that_is_no_url_is_refused_not_made_a_file(
+    location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreOpenError) as refused:
+        open_store(location)
+    assert str(refused.value) == (
+        f"{location!r} is not a PostgreSQL URL: write it as postgresql://user@host:port/dbname "
+        "(or give a file path for an SQLite store)"
+    )
+    assert list(tmp_path.iterdir()) == []  # no SQLite file of that name
+
+
+@pytest.mark.postgres
+def test_a_postgres_store_opens_again_at_the_location_it_shows(postgres_cluster: str) -> None:
+    store = open_store(new_database(postgres_cluster))
+    store.append_event("s1", {"type": "turn/start", "turn": 1})
+    store.close()
+    assert store.location.startswith("postgresql: dbname=ipyask_")
+    again = open_store(store.location)
+    try:
+        assert again.location == store.location
+        assert again.read_events("s1") == [(0, {"type": "turn/start", "turn": 1})]
+    finally:
+        again.close()

@@ -90,7 +90,7 @@ def test_a_closed_store_says_so_for_every_read_and_write(location: str) -> None:
         assert raised.value.location == store.location
         assert f"the store {store.location} was closed: open it again" in str(raised.value)
     store.close()  # twice is fine
-    reopened = open_store(location)  # what the message says to do
+    reopened = open_store(store.location)  # what the message says to do
     try:
         assert [r.id for r in reopened.pending_questions()] == [record.id]
     finally:

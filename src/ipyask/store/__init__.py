@@ -15,6 +15,7 @@ from pathlib import Path
 from .._answered_by import AnsweredBy, Door
 from ._faults import Fault, StoreClosedError, StoreUnavailableError
 from ._migrations import SCHEMA_VERSION, StoreOpenError, StoreVersionError
+from ._postgres import SHOWN_POSTGRES as _SHOWN_POSTGRES
 from ._postgres import PostgresStore
 from ._protocol import ChangeFeed, Store, StoredEvent
 from ._records import (
@@ -67,11 +68,20 @@ def open_store(location: str | os.PathLike[str] | None = None) -> Store:
     :class:`StoreOpenError` for one that cannot be opened (not a store, damaged, another
     application's, unreachable), each naming the location and what to do, with the store left as
     it was; and an ``ImportError`` naming the ``postgres`` extra when a PostgreSQL URL is given
-    without psycopg.
+    without psycopg. A PostgreSQL store's own :attr:`~Store.location` (``postgresql: dbname=…
+    host=…``, without a password) opens it again.
     """
     if location is None:
         location = os.environ.get(ENVIRONMENT_VARIABLE) or DEFAULT_SQLITE_PATH
     text = os.fspath(location)
     if text.startswith(("postgresql://", "postgres://")):
         return PostgresStore(text)
+    if text.startswith(_SHOWN_POSTGRES):  # a PostgresStore's own ``location``: opened again
+        return PostgresStore(text.removeprefix(_SHOWN_POSTGRES))
+    if text.lower().startswith(("postgresql:", "postgres:")):
+        # Not a path anyone means: it would become an SQLite file of that name.
+        raise StoreOpenError(
+            f"{text!r} is not a PostgreSQL URL: write it as postgresql://user@host:port/dbname "
+            "(or give a file path for an SQLite store)"
+        )
     return SQLiteStore(Path(text))

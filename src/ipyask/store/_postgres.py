@@ -64,6 +64,7 @@ __all__ = [
     "ANY_SESSION",
     "CHANNEL",
     "CONNECTION_DEFAULTS",
+    "SHOWN_POSTGRES",
     "ChangeListener",
     "PostgresChangeFeed",
     "PostgresStore",
@@ -261,6 +262,11 @@ def connect(conninfo: str) -> psycopg.Connection[Any]:
     return connection
 
 
+SHOWN_POSTGRES = "postgresql: "
+"""How a PostgreSQL store's ``location`` starts: its connection parameters (``key=value``, no
+password) follow, which ``open_store`` takes back."""
+
+
 def _safe_location(conninfo: str) -> str:
     psycopg = import_psycopg()
     try:
@@ -268,7 +274,9 @@ def _safe_location(conninfo: str) -> str:
     except psycopg.ProgrammingError:
         return _URL_PASSWORD.sub(r"\1***@", conninfo)  # as given, without its password
     parts.pop("password", None)
-    return "postgresql: " + " ".join(f"{key}={value}" for key, value in sorted(parts.items()))
+    # Quoted where a value needs it, so that open_store reads it back.
+    shown: str = psycopg.conninfo.make_conninfo("", **dict(sorted(parts.items())))
+    return SHOWN_POSTGRES + shown
 
 
 def _without_password(text: str, conninfo: str) -> str:
