@@ -209,8 +209,14 @@ class ViewMessageDispatcher:
         raise Refused("NOT_PENDING", f"this question is {card.status}; it no longer takes that")
 
     def _inbox_card(self, key: str) -> bool:
+        """Whether card ``key`` shows a question of the store (open, or settled since)."""
+        inbox = self._inbox
+        if inbox is None or key in self._held:  # a local ask's card
+            return False
+        if inbox.holds(key):  # open: known without parsing the card
+            return True
         store = self._widget.store
-        return self._inbox is not None and key in store and store.card(key).source is not None
+        return key in store and store.card(key).source is not None
 
     def _timed(self, key: str) -> HeldRequest:
         held = self._pending(key)
