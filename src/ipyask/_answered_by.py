@@ -74,6 +74,10 @@ JUPYTER_USER_VARIABLE = "JUPYTERHUB_USER"
 DIGEST_PREFIX = "sha256:"
 
 
+def _name(who: str, host: str | None) -> str:
+    return f"{who}@{host}" if host else who
+
+
 class AnsweredBy(BaseModel):
     """Who settled a question (``who``, and ``host`` when the name is an OS user's), when
     (``at``, Unix seconds), through which ``door``, and the ``digest`` of the card they saw."""
@@ -96,7 +100,7 @@ class AnsweredBy(BaseModel):
     @property
     def name(self) -> str:
         """``who``, with ``@host`` for an OS user: how a person reads the answerer."""
-        return f"{self.who}@{self.host}" if self.host else self.who
+        return _name(self.who, self.host)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-native wire form (camelCase keys, absent fields left out)."""
@@ -215,7 +219,7 @@ class Attribution:
     @property
     def name(self) -> str:
         """As :attr:`AnsweredBy.name`."""
-        return f"{self.who}@{self.host}" if self.host else self.who
+        return _name(self.who, self.host)
 
     def record(self) -> AnsweredBy:
         """The :class:`AnsweredBy` (made at the first call, with the card's digest)."""
