@@ -208,11 +208,10 @@ class Attribution:
         questions: Callable[[], Sequence[Mapping[str, Any]]] | None,
         *,
         identity: tuple[str, str | None],
-        at: float | None = None,
     ) -> None:
         self.who, self.host = identity
         self.door = door
-        self.at = time.time() if at is None else at
+        self.at = time.time()
         self._questions = questions
         self._record: AnsweredBy | None = None
 
@@ -226,12 +225,11 @@ class Attribution:
         made = self._record
         if made is None:
             questions = self._questions
-            made = self._record = AnsweredBy(
-                who=self.who,
-                host=self.host,
+            made = self._record = answered_by(
+                self.door,
+                None if questions is None else questions(),
                 at=self.at,
-                door=self.door,
-                digest=None if questions is None else card_digest(questions()),
+                identity=(self.who, self.host),
             )
         return made
 
