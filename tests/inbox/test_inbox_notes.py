@@ -5,6 +5,7 @@ tells of is read as before."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 import ipyask
 from ipyask.store import Store, Terminal, open_store
 from ipyask.store._follow import StoreFollower, follower_of
-from ipyask.store._records import ASKED, Asker, ChangeNote
+from ipyask.store._records import ANSWERED, ASKED, Asker, ChangeNote
 from ipyask.testing import new_database
 
 from ._helpers import DEPLOY, NO, YES, View, until
@@ -66,6 +67,19 @@ def counted(store: Store, *names: str) -> list[str]:
     return calls
 
 
+def counted_calls(owner: Any, name: str) -> list[tuple[Any, ...]]:
+    """The calls of ``owner.<name>`` (a bound method, looked up at each call) from now on."""
+    calls: list[tuple[Any, ...]] = []
+    method = getattr(owner, name)
+
+    def wrapped(*args: Any) -> Any:
+        calls.append(args)
+        return method(*args)
+
+    setattr(owner, name, wrapped)
+    return calls
+
+
 def two_stores(location: str, stores: list[Store]) -> tuple[Store, Store]:
     """The inbox's store and another process's, on one database (closed after the test)."""
     inbox_store, elsewhere = open_store(location), open_store(location)
@@ -107,12 +121,15 @@ async def test_cards_show_and_settle_from_notes_and_the_asker_takes_its_answer_f
             shown = panel.get_card(card["key"])
             assert shown.answer is not None and shown.answer.to_wire() == NO
 
-            # Answered on the card: the panel's own claim's note changes nothing more.
+            # Answered on the card: the panel's own claim's note changes nothing more, and
+            # does not wake the event loop to find that out.
             asking = asyncio.ensure_future(agent.ask(DEPLOY, call_id="c2"))
             [card] = await until(lambda: pending(panel))
+            taken = counted_calls(panel.inbox, "_take_notes")
             view.answer(card["key"], YES)
             assert (await asyncio.wait_for(asking, 10)).to_wire() == YES
             await asyncio.sleep(0.2)  # the claim's own note has come back by now
+            assert taken == []
             assert inbox_reads == []
             assert agent_reads == []
             assert panel.get_card(card["key"]).status == "answered"
@@ -153,6 +170,43 @@ async def test_a_note_the_inbox_cannot_take_makes_it_read_the_store(
         await until(lambda: reads)  # nothing was committed since: the note made it read
         assert "not understood" in caplog.text
         assert [c["key"] for c in pending(panel)] == [card["key"]]
+    finally:
+        panel.close()
+        await panel.service.aclose()
+        store.close()
+
+
+async def test_a_claim_noted_before_its_ask_was_taken_in_settles_the_card(location: str) -> None:
+    # The follower hands notes on as they come; the loop takes them in later. A claim's note
+    # that comes while its question's ask note still waits there must not be dropped as the
+    # note of a card the panel does not have.
+    store = open_store(location)
+    panel = ipyask.inbox(store)
+    assert panel.inbox is not None
+    try:
+        asker = Asker(agent_id="worker", asked_at=1.0)
+        asked = {"type": ASKED, "id": "r1", "callId": "c1", "questions": DEPLOY["questions"]}
+        claimed = {"type": ANSWERED, "id": "r1", "outcome": "answered", "answer": NO}
+        inbox = panel.inbox
+
+        def follower() -> None:  # the follower's thread, while the loop is busy (joining it)
+            inbox._noted([ChangeNote(session_id="s1", seq=0, event=asked, asker=asker)])
+            inbox._noted([ChangeNote(session_id="s1", seq=1, event=claimed)])
+
+        thread = threading.Thread(target=follower)
+        thread.start()
+        thread.join()
+        card = await until(lambda: panel.cards and panel.cards[0])
+        assert card["key"] == "r1"
+        await until(lambda: panel.get_card("r1").status == "answered")
+
+        # Notes of that question now change nothing, and do not wake the loop.
+        taken = counted_calls(panel.inbox, "_take_notes")
+        panel.inbox._noted([ChangeNote(session_id="s1", seq=0, event=asked, asker=asker)])
+        panel.inbox._noted([ChangeNote(session_id="s1", seq=1, event=claimed)])
+        await asyncio.sleep(0.05)
+        assert taken == []
+        assert [c["status"] for c in panel.cards] == ["answered"]
     finally:
         panel.close()
         await panel.service.aclose()

@@ -34,6 +34,8 @@ from ..._settlement import Settlement
 from ..._vocabulary import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ..._waterfall import Next
 from ...store import (
+    ANSWERED,
+    ASKED,
     ClaimResult,
     Fault,
     QuestionRecord,
@@ -232,14 +234,33 @@ class InboxCards:
         if self._stopped:
             return
         with self._lock:
+            # Notes that change no card (the claims this panel made itself, the asks of
+            # sessions it does not show) do not wake the event loop.
+            wanted = [note for note in notes if self._concerns(note)]
             due = bool(self._told)  # else taking them in is scheduled already
-            self._told += notes
-        if not due:
+            self._told += wanted
+        if wanted and not due:
             call_on(self._loop, self._take_notes)
 
     def _shows(self, note: ChangeNote) -> bool:
         """Whether the panel shows ``note``'s session (a scoped panel shows one)."""
         return self._session_id is None or note.session_id == self._session_id
+
+    def _concerns(self, note: ChangeNote) -> bool:
+        """Whether ``note`` may change a card, judged from its event's type and id before it
+        is parsed (hold ``_lock``). A key once seen stays in ``_open`` or ``_settled``, and one
+        settled stays settled: an ask of a question with a card, or a claim of one whose card
+        settled, changes nothing, now or when the loop takes the note in. A claim of a
+        question with no card yet is taken in (its ask may be in a note or a read not yet
+        taken in)."""
+        if not self._shows(note):
+            return False
+        kind, key = note.event.get("type"), note.event.get("id")
+        if kind not in (ASKED, ANSWERED):
+            return False  # only asks and claims send notes; any other changes no card
+        if not isinstance(key, str):
+            return True  # not understood: reported, and the store read, on the loop
+        return key not in self._settled and (kind == ANSWERED or key not in self._open)
 
     def _take_notes(self) -> None:
         """A card for each question a note says was asked, and each card a note says was
