@@ -964,8 +964,9 @@ def _store(results: Results) -> list[str]:
         "`ipyask.inbox(store)` displayed in a real kernel, its card answered by "
         "`HeadlessFrontend` as soon as it arrives (a person's notebook). The peer is section 1's "
         "*ipyask* method (agent and a fresh panel in one kernel, no store), measured again in "
-        "this section's kernel; the blocks of all methods alternate over the passes and warm-up "
-        "rounds are dropped. PostgreSQL "
+        "this section's kernel; the blocks of all methods alternate over the passes, each block "
+        "opens its panel (an inbox panel: with its store) anew, and its warm-up rounds are "
+        "dropped. PostgreSQL "
         "runs in a throw-away local cluster (`fsync=off`), reached over a Unix socket.",
         "",
         "| Method | n | p50 | p90 | p99 | p50 vs in-kernel panel | p99 vs in-kernel panel |",

@@ -7,7 +7,9 @@
   real kernel, whose card ``HeadlessFrontend`` answers as soon as it arrives (what a person's
   notebook does). The peer is the in-kernel panel round trip (the round-trip section's *ipyask*
   method: agent and panel in one kernel, no store), measured in the same kernel; the blocks of
-  every method alternate over the passes, so drift in the machine's speed hits them alike.
+  every method alternate over the passes, so drift in the machine's speed hits them alike. Each
+  block opens its panel (the inbox panel with its store) anew, and its first rounds are a
+  warm-up, dropped for every method.
 - **Idle CPU**: an agent process waiting for an answer, and the kernel with an inbox panel open
   on the store showing that question, sampled together over one window (``/proc/<pid>/stat``);
   the same kernel with no inbox open is the baseline.
@@ -161,25 +163,27 @@ def _round_trips(
     rounds, warm = settings.pick(200, 20), settings.pick(10, 2)
     passes = settings.pick(PASSES, 2)
     per_block = rounds // passes
+    # Every block opens its panel anew (an inbox panel with the kernel's store connections):
+    # its first rounds pay for that (for PostgreSQL about 1 ms more each, the statements
+    # prepared and planned again), so each block's first ``warm`` rounds are dropped.
+    n = per_block + warm
     samples: dict[str, list[float]] = {}
 
-    def add(name: str, times: list[float], drop: int) -> None:
-        samples.setdefault(name, []).extend(times[drop:])
+    def add(name: str, times: list[float]) -> None:
+        samples.setdefault(name, []).extend(times[warm:])
 
     agents = {name: _Agent(location) for name, location in locations.items()}
     stores = {name: open_store(location) for name, location in locations.items()}
     try:
         for index in range(passes):
-            drop = warm if index == 0 else 0
-            n = per_block + drop
             log(f"store round trip pass {index + 1}/{passes}: in-kernel panel, then each store "
                 f"through the store API and through an inbox panel x{per_block} each")  # fmt: skip
             kernel = kernel_roundtrip.ipyask_rounds(bench, person, n, 0)
-            add("kernel_panel", [r[0] * 1000 for r in kernel], drop)
+            add("kernel_panel", [r[0] * 1000 for r in kernel])
             for name, agent in agents.items():
-                add(f"{name}_api", _api_block(agent, stores[name], n, f"api{index}"), drop)
+                add(f"{name}_api", _api_block(agent, stores[name], n, f"api{index}"))
                 panel = _panel_block(bench, person, agent, locations[name], n, f"panel{index}")
-                add(f"{name}_panel", panel, drop)
+                add(f"{name}_panel", panel)
     finally:
         for agent in agents.values():
             agent.close()
