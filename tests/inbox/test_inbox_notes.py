@@ -40,16 +40,16 @@ def stores() -> Iterator[list[Store]]:
         store.close()
 
 
-def counted_args(store: Store, name: str) -> list[tuple[Any, ...]]:
-    """The arguments of each call of ``store.<name>`` from now on."""
+def counted_args(owner: Any, name: str) -> list[tuple[Any, ...]]:
+    """The arguments of each call of ``owner.<name>`` from now on."""
     calls: list[tuple[Any, ...]] = []
-    method = getattr(store, name)
+    method = getattr(owner, name)
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         return method(*args, **kwargs)
 
-    setattr(store, name, wrapped)
+    setattr(owner, name, wrapped)
     return calls
 
 
@@ -64,19 +64,6 @@ def counted(store: Store, *names: str) -> list[str]:
             return _method(*args, **kwargs)
 
         setattr(store, name, wrapped)
-    return calls
-
-
-def counted_calls(owner: Any, name: str) -> list[tuple[Any, ...]]:
-    """The calls of ``owner.<name>`` (a bound method, looked up at each call) from now on."""
-    calls: list[tuple[Any, ...]] = []
-    method = getattr(owner, name)
-
-    def wrapped(*args: Any) -> Any:
-        calls.append(args)
-        return method(*args)
-
-    setattr(owner, name, wrapped)
     return calls
 
 
@@ -125,7 +112,7 @@ async def test_cards_show_and_settle_from_notes_and_the_asker_takes_its_answer_f
             # does not wake the event loop to find that out.
             asking = asyncio.ensure_future(agent.ask(DEPLOY, call_id="c2"))
             [card] = await until(lambda: pending(panel))
-            taken = counted_calls(panel.inbox, "_take_notes")
+            taken = counted_args(panel.inbox, "_take_notes")
             view.answer(card["key"], YES)
             assert (await asyncio.wait_for(asking, 10)).to_wire() == YES
             await asyncio.sleep(0.2)  # the claim's own note has come back by now
@@ -201,7 +188,7 @@ async def test_a_claim_noted_before_its_ask_was_taken_in_settles_the_card(locati
         await until(lambda: panel.get_card("r1").status == "answered")
 
         # Notes of that question now change nothing, and do not wake the loop.
-        taken = counted_calls(panel.inbox, "_take_notes")
+        taken = counted_args(panel.inbox, "_take_notes")
         panel.inbox._noted([ChangeNote(session_id="s1", seq=0, event=asked, asker=asker)])
         panel.inbox._noted([ChangeNote(session_id="s1", seq=1, event=claimed)])
         await asyncio.sleep(0.05)

@@ -264,14 +264,13 @@ class InboxCards:
 
     def _take_notes(self) -> None:
         """A card for each question a note says was asked, and each card a note says was
-        settled marked as it was (the notes of other sessions than a scoped panel's, and of
-        questions it has no card of, change nothing)."""
+        settled marked as it was (the notes were sifted as they came: see :meth:`_concerns`)."""
         with self._lock:
             notes, self._told = self._told, []
         if self._stopped:
             return
         try:
-            told = [(note.record(), note.settled()) for note in notes if self._shows(note)]
+            told = [(note.record(), note.settled()) for note in notes]
         except (KeyError, TypeError, ValueError):  # a note this version cannot take: read
             log.warning(
                 "ipyask: a change note of the store %s is not understood", self.store.location
